@@ -1,0 +1,345 @@
+//! The packed board: seven `u32` column words, 4 bits a cell, bottom row in the
+//! least-significant nibble (28 bytes in all). Spec: rules.md §1; design: DESIGN.md.
+//!
+//! ```text
+//! column word c:  bits 27..24 | 23..20 | ... | 3..0
+//!                 row 0 (top) | row 1  | ... | row 6 (bottom)
+//!                 elevation 7 |   6    | ... |   1
+//! ```
+//! Cell codes: `0` empty, `1`–`7` numbered disc, `8` solid gray, `9` cracked gray.
+//! Columns are bottom-packed between moves, so a column's height is the number
+//! of its non-zero nibbles and a drop is a single OR.
+//!
+//! ```
+//! use drop7::board::Board;
+//! let b = Board::initial();
+//! assert_eq!(b.to_string(), "0000000000000000000000000000000000000000008888888");
+//! assert_eq!(b.height(3), 1);
+//! let b = b.with_drop(3, 5);
+//! assert_eq!(b.cell(5, 3), 5); // row 5 (second from the bottom), column 3
+//! ```
+
+use std::fmt;
+use std::str::FromStr;
+
+use crate::error::BoardError;
+
+/// Number of rows and columns.
+pub const SIZE: usize = 7;
+/// Number of cells.
+pub const CELLS: usize = 49;
+/// Cell code of a solid (never hit) gray disc.
+pub const SOLID: u8 = 8;
+/// Cell code of a cracked (hit once) gray disc.
+pub const CRACKED: u8 = 9;
+/// One bit at the bottom of every nibble of a column word.
+pub const NIBBLE_ONES: u32 = 0x111_1111;
+/// The 28 bits a column word may use.
+pub const COLUMN_BITS: u32 = 0xFFF_FFFF;
+/// A column word of seven solid grays' bottom row: one solid in the low nibble.
+const RISEN_CELL: u32 = SOLID as u32;
+
+/// Cells in the reference's row-major layout: index `row * 7 + column`, row 0 = top.
+pub type Cells = [u8; CELLS];
+
+/// Parses the 49-character board text (row 0 first) into row-major cells.
+///
+/// # Errors
+/// [`BoardError::Length`] unless exactly 49 characters, [`BoardError::BadCell`]
+/// for a character outside `0`–`9`, [`BoardError::Floating`] if an occupied
+/// cell sits above an empty one.
+pub fn parse_cells(text: &str) -> Result<Cells, BoardError> {
+    let n = text.chars().count();
+    if n != CELLS {
+        return Err(BoardError::Length(n));
+    }
+    let mut cells = [0u8; CELLS];
+    for (index, ch) in text.chars().enumerate() {
+        match ch.to_digit(10) {
+            Some(d) => cells[index] = d as u8,
+            None => return Err(BoardError::BadCell { index, found: ch }),
+        }
+    }
+    for column in 0..SIZE {
+        for row in 0..SIZE - 1 {
+            if cells[row * SIZE + column] != 0 && cells[(row + 1) * SIZE + column] == 0 {
+                return Err(BoardError::Floating { column, row });
+            }
+        }
+    }
+    Ok(cells)
+}
+
+/// Formats row-major cells as the 49-character board text.
+pub fn format_cells(cells: &Cells) -> String {
+    cells.iter().map(|&c| char::from(b'0' + c)).collect()
+}
+
+/// The packed board. `Copy`, 28 bytes, compared and hashed by its words.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct Board {
+    cols: [u32; SIZE],
+}
+
+/// Non-zero-nibble indicator: bit `4i` set iff nibble `i` of `w` is non-zero.
+#[inline(always)]
+pub const fn nonzero_nibbles(w: u32) -> u32 {
+    (w | (w >> 1) | (w >> 2) | (w >> 3)) & NIBBLE_ONES
+}
+
+/// Zero-nibble indicator over the seven nibbles of a column word.
+#[inline(always)]
+pub const fn zero_nibbles(w: u32) -> u32 {
+    !nonzero_nibbles(w) & NIBBLE_ONES
+}
+
+/// Height (occupied cells) of a bottom-packed column word.
+#[inline(always)]
+pub const fn word_height(w: u32) -> u32 {
+    (32 - w.leading_zeros()).div_ceil(4)
+}
+
+impl Board {
+    /// The empty board.
+    pub const EMPTY: Board = Board { cols: [0; SIZE] };
+
+    /// The opening board: empty except a bottom row of seven solid grays.
+    pub const fn initial() -> Board {
+        Board { cols: [RISEN_CELL; SIZE] }
+    }
+
+    /// A board from its column words (bit layout in the module docs).
+    ///
+    /// The caller guarantees the words are bottom-packed and use only the low
+    /// 28 bits; [`Board::from_cells`] checks this for untrusted input.
+    #[inline]
+    pub const fn from_columns(cols: [u32; SIZE]) -> Board {
+        Board { cols }
+    }
+
+    /// The seven column words.
+    #[inline(always)]
+    pub const fn columns(&self) -> &[u32; SIZE] {
+        &self.cols
+    }
+
+    /// Mutable column words, for the cascade.
+    #[inline(always)]
+    pub(crate) fn columns_mut(&mut self) -> &mut [u32; SIZE] {
+        &mut self.cols
+    }
+
+    /// Packs row-major cells (bottom-packed; see [`parse_cells`]).
+    pub fn from_cells(cells: &Cells) -> Board {
+        let mut cols = [0u32; SIZE];
+        for (c, word) in cols.iter_mut().enumerate() {
+            for row in 0..SIZE {
+                *word |= u32::from(cells[row * SIZE + c] & 0xF) << (4 * (SIZE - 1 - row));
+            }
+        }
+        Board { cols }
+    }
+
+    /// Unpacks to row-major cells.
+    pub fn to_cells(&self) -> Cells {
+        let mut cells = [0u8; CELLS];
+        for row in 0..SIZE {
+            for c in 0..SIZE {
+                cells[row * SIZE + c] = self.cell(row, c);
+            }
+        }
+        cells
+    }
+
+    /// Cell code at `row` (0 = top) and `column`.
+    ///
+    /// # Panics
+    /// If `row` or `column` is 7 or more.
+    #[inline]
+    pub const fn cell(&self, row: usize, column: usize) -> u8 {
+        ((self.cols[column] >> (4 * (SIZE - 1 - row))) & 0xF) as u8
+    }
+
+    /// Height of `column` (0..=7).
+    #[inline(always)]
+    pub const fn height(&self, column: usize) -> u32 {
+        word_height(self.cols[column])
+    }
+
+    /// Whether a disc may be dropped in `column` (its top cell is empty).
+    /// Out-of-range columns are not legal.
+    #[inline(always)]
+    pub const fn is_legal(&self, column: usize) -> bool {
+        column < SIZE && self.cols[column] >> 24 == 0
+    }
+
+    /// Legal columns as a 7-bit mask (bit c = column c).
+    #[inline]
+    pub fn legal_mask(&self) -> u8 {
+        let mut m = 0u8;
+        for c in 0..SIZE {
+            m |= u8::from(self.cols[c] >> 24 == 0) << c;
+        }
+        m
+    }
+
+    /// Whether the top row has any occupied cell (a rise would be blocked).
+    #[inline]
+    pub fn top_row_occupied(&self) -> bool {
+        self.cols.iter().fold(0, |a, &w| a | w) >> 24 != 0
+    }
+
+    /// Whether every cell is empty.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.cols.iter().fold(0, |a, &w| a | w) == 0
+    }
+
+    /// Drops `disc` onto `column` (the caller checked legality).
+    #[inline(always)]
+    pub fn drop_disc(&mut self, column: usize, disc: u8) {
+        let w = self.cols[column];
+        self.cols[column] = w | (u32::from(disc) << (4 * word_height(w)));
+    }
+
+    /// This board with `disc` dropped onto `column` (the caller checked legality).
+    #[inline]
+    pub fn with_drop(mut self, column: usize, disc: u8) -> Board {
+        self.drop_disc(column, disc);
+        self
+    }
+
+    /// The rise: every column moves up one row and a solid gray enters at the
+    /// bottom. The caller checked that the top row is empty.
+    #[inline(always)]
+    pub fn rise(&mut self) {
+        for w in &mut self.cols {
+            *w = ((*w << 4) | RISEN_CELL) & COLUMN_BITS;
+        }
+    }
+
+    /// Horizontal mirror (column c ↔ column 6 − c).
+    #[inline]
+    pub fn mirrored(&self) -> Board {
+        let mut cols = self.cols;
+        cols.reverse();
+        Board { cols }
+    }
+
+    /// Whether the mirror is lexicographically smaller over the 49 row-major
+    /// cell codes (search.md §3.5).
+    #[inline]
+    pub fn mirror_is_smaller(&self) -> bool {
+        // Row-major comparison: rows from the top (high nibbles) down; within a
+        // row column 0 first. Compare the row words of board and mirror.
+        for shift in (0..SIZE as u32).rev() {
+            for c in 0..SIZE {
+                let a = (self.cols[c] >> (4 * shift)) & 0xF;
+                let m = (self.cols[SIZE - 1 - c] >> (4 * shift)) & 0xF;
+                if a != m {
+                    return m < a;
+                }
+            }
+        }
+        false
+    }
+}
+
+impl fmt::Display for Board {
+    /// The 49-character board text, row 0 (top) first.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut s = [0u8; CELLS];
+        for row in 0..SIZE {
+            for c in 0..SIZE {
+                s[row * SIZE + c] = b'0' + self.cell(row, c);
+            }
+        }
+        f.write_str(std::str::from_utf8(&s).map_err(|_| fmt::Error)?)
+    }
+}
+
+impl fmt::Debug for Board {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "Board(")?;
+        for row in 0..SIZE {
+            let line: String = (0..SIZE).map(|c| char::from(b'0' + self.cell(row, c))).collect();
+            writeln!(f, "  {line}")?;
+        }
+        write!(f, ")")
+    }
+}
+
+impl FromStr for Board {
+    type Err = BoardError;
+    /// Parses the 49-character board text; see [`parse_cells`] for the errors.
+    fn from_str(s: &str) -> Result<Board, BoardError> {
+        parse_cells(s).map(|c| Board::from_cells(&c))
+    }
+}
+
+/// Builds a [`Board`] from seven row strings, top row first, for docs and tests.
+///
+/// ```
+/// use drop7::board;
+/// let b = board![
+///     "0000000",
+///     "0000000",
+///     "0000000",
+///     "0000000",
+///     "0000000",
+///     "0003000",
+///     "8888888",
+/// ];
+/// assert_eq!(b.height(3), 2);
+/// ```
+///
+/// # Panics
+/// If the rows do not form a valid board.
+#[macro_export]
+macro_rules! board {
+    ($($row:expr),+ $(,)?) => {{
+        let text: String = [$($row),+].concat();
+        text.parse::<$crate::board::Board>().expect("board! rows must form a valid board")
+    }};
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn text_round_trip() {
+        let t = "0000000000000000000000000000000400000050008888888";
+        let b: Board = t.parse().unwrap();
+        assert_eq!(b.to_string(), t);
+        assert_eq!(format_cells(&b.to_cells()), t);
+        assert_eq!(b.height(3), 3);
+        assert!(b.is_legal(3));
+        assert!(!b.is_legal(7));
+    }
+
+    #[test]
+    fn parse_errors() {
+        assert_eq!("123".parse::<Board>(), Err(BoardError::Length(3)));
+        let mut t = "0".repeat(48);
+        t.push('x');
+        assert_eq!(t.parse::<Board>(), Err(BoardError::BadCell { index: 48, found: 'x' }));
+        let mut t = "0".repeat(49);
+        t.replace_range(0..1, "1");
+        assert_eq!(t.parse::<Board>(), Err(BoardError::Floating { column: 0, row: 0 }));
+    }
+
+    #[test]
+    fn rise_and_mirror() {
+        let mut b = Board::initial();
+        b.drop_disc(0, 3);
+        b.rise();
+        assert_eq!(
+            b.to_string(),
+            "0000000000000000000000000000300000088888888888888"
+        );
+        assert_eq!(b.mirrored().mirrored(), b);
+        assert!(b.mirror_is_smaller());
+        assert!(!Board::initial().mirror_is_smaller());
+    }
+}

@@ -1,0 +1,254 @@
+//! The cascade (chain resolution), one wave at a time on the packed board
+//! (spec: rules.md §5).
+//!
+//! Everything is SWAR over the seven column words, one nibble a cell:
+//!
+//! * **Poppers.** A numbered cell pops when its value equals the length of the
+//!   run of occupied cells through it in its row or its column. Columns are
+//!   bottom-packed, so a column run is the column's height. Row runs come from
+//!   two prefix sweeps over the columns: `left[c] = (left[c-1] + 1) & occ[c]`
+//!   counts, per nibble, the occupied cells ending at column c; `right` likewise
+//!   from the other side; `run = left + right - 1` on occupied nibbles. Nibbles
+//!   never overflow (a run is at most 7, `left + right` at most 14).
+//! * **Cover hits.** The popper indicator words shifted up, down, left and right
+//!   are added nibble-wise (at most 4 hits, no carries), giving every covered
+//!   cell's hit count for the whole board at once.
+//! * **Reveals** take their values from the [`DiscSource`] in ascending
+//!   row-major order (top row first, then column order), before gravity.
+//! * **Gravity** runs only on columns that lost a cell.
+//!
+//! Waves go to a caller-supplied [`WaveSink`], so the move path never allocates.
+
+use crate::board::{Board, COLUMN_BITS, NIBBLE_ONES, SIZE, nonzero_nibbles, word_height, zero_nibbles};
+use crate::gravity::Gravity;
+use crate::rng::DiscSource;
+
+/// One wave of a cascade (the trace's `waves` entries).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+pub struct Wave {
+    /// Chain depth of the wave (1 for the first wave of a drop).
+    pub depth: u32,
+    /// Number of poppers removed.
+    pub cleared: u32,
+    /// Number of gray discs revealed.
+    pub revealed: u32,
+    /// Points scored: `cleared * floor(7 * depth^2.5)`.
+    pub points: u64,
+}
+
+/// Receives each wave as it is resolved.
+pub trait WaveSink {
+    /// Called once per wave, in order.
+    fn push(&mut self, wave: Wave);
+}
+
+impl WaveSink for () {
+    #[inline(always)]
+    fn push(&mut self, _wave: Wave) {}
+}
+
+impl WaveSink for Vec<Wave> {
+    #[inline]
+    fn push(&mut self, wave: Wave) {
+        Vec::push(self, wave);
+    }
+}
+
+/// Running per-game wave statistics, without storing waves.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct WaveStats {
+    /// Waves seen.
+    pub waves: u64,
+    /// Gray discs revealed.
+    pub reveals: u64,
+    /// Deepest wave depth.
+    pub max_depth: u32,
+}
+
+impl WaveSink for WaveStats {
+    #[inline]
+    fn push(&mut self, wave: Wave) {
+        self.waves += 1;
+        self.reveals += u64::from(wave.revealed);
+        self.max_depth = self.max_depth.max(wave.depth);
+    }
+}
+
+const fn isqrt(n: u64) -> u64 {
+    // Binary search; const-evaluated once per table entry.
+    let mut lo = 0u64;
+    let mut hi = 1u64 << 32;
+    while hi - lo > 1 {
+        let mid = (lo + hi) / 2;
+        if mid * mid <= n {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    lo
+}
+
+/// Number of entries of [`WAVE_POINTS`]; deeper waves (never seen in play)
+/// are computed on the fly.
+pub const WAVE_TABLE_LEN: usize = 1024;
+
+/// `WAVE_POINTS[d] = floor(7 * d^2.5) = isqrt(49 * d^5)` for `d < 1024`
+/// (rules.md §5: 7, 39, 109, 224, 391, …).
+pub static WAVE_POINTS: [u64; WAVE_TABLE_LEN] = {
+    let mut t = [0u64; WAVE_TABLE_LEN];
+    let mut d = 1;
+    while d < WAVE_TABLE_LEN {
+        let d5 = (d as u64) * (d as u64) * (d as u64) * (d as u64) * (d as u64);
+        t[d] = isqrt(49 * d5);
+        d += 1;
+    }
+    t
+};
+
+/// Points per popper at chain depth `depth` (`floor(7 * depth^2.5)`).
+#[inline(always)]
+pub fn wave_points(depth: u32) -> u64 {
+    match WAVE_POINTS.get(depth as usize) {
+        Some(&p) => p,
+        None => {
+            let d = u128::from(depth);
+            let n = 49 * d * d * d * d * d;
+            // floor(sqrt(n)) with an exact integer correction.
+            let mut r = (n as f64).sqrt() as u128;
+            while r * r > n {
+                r -= 1;
+            }
+            while (r + 1) * (r + 1) <= n {
+                r += 1;
+            }
+            r as u64
+        }
+    }
+}
+
+/// Result of resolving one cascade.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CascadeResult {
+    /// Sum of the waves' points.
+    pub points: u64,
+    /// Number of waves.
+    pub waves: u32,
+}
+
+/// Popper indicator words (bit `4i` of word c = cell at elevation i+1 of column c pops).
+#[inline(always)]
+fn poppers(cols: &[u32; SIZE]) -> [u32; SIZE] {
+    let mut occ = [0u32; SIZE];
+    for c in 0..SIZE {
+        occ[c] = nonzero_nibbles(cols[c]) * 0xF;
+    }
+    let mut left = [0u32; SIZE];
+    let mut acc = 0u32;
+    for c in 0..SIZE {
+        acc = (acc + NIBBLE_ONES) & occ[c];
+        left[c] = acc;
+    }
+    let mut out = [0u32; SIZE];
+    acc = 0;
+    for c in (0..SIZE).rev() {
+        acc = (acc + NIBBLE_ONES) & occ[c];
+        let w = cols[c];
+        let ones = NIBBLE_ONES & occ[c];
+        let run = left[c] + acc - ones;
+        let vertical = word_height(w) * NIBBLE_ONES;
+        let numbered = ones & !(w >> 3);
+        out[c] = numbered & (zero_nibbles(w ^ run) | zero_nibbles(w ^ vertical));
+    }
+    out
+}
+
+/// Resolves the cascade on `board` starting at chain depth `depth`, drawing
+/// reveal values from `rng` and reporting each wave to `sink`.
+#[inline]
+pub fn resolve<G: Gravity, R: DiscSource, S: WaveSink>(
+    gravity: G,
+    board: &mut Board,
+    mut depth: u32,
+    rng: &mut R,
+    sink: &mut S,
+) -> CascadeResult {
+    let mut result = CascadeResult::default();
+    loop {
+        let cols = board.columns_mut();
+        let pop = poppers(cols);
+        let any = pop.iter().fold(0, |a, &p| a | p);
+        if any == 0 {
+            return result;
+        }
+        let mut cleared = 0u32;
+        let mut reveal = [0u32; SIZE];
+        let mut any_reveal = 0u32;
+        for c in 0..SIZE {
+            let p = pop[c];
+            cleared += p.count_ones();
+            let mut hits = ((p << 4) & COLUMN_BITS) + (p >> 4);
+            if c > 0 {
+                hits += pop[c - 1];
+            }
+            if c + 1 < SIZE {
+                hits += pop[c + 1];
+            }
+            let w = cols[c];
+            let covered = (w >> 3) & NIBBLE_ONES;
+            let cracked = covered & w;
+            let solid = covered & !w;
+            let ge1 = nonzero_nibbles(hits);
+            let ge2 = ((hits >> 1) | (hits >> 2)) & NIBBLE_ONES;
+            let rv = (solid & ge2) | (cracked & ge1);
+            let crack = solid & ge1 & !ge2;
+            reveal[c] = rv;
+            any_reveal |= rv;
+            // Poppers vanish; a solid hit once becomes cracked (8 -> 9).
+            cols[c] = (w & !(p * 0xF)) | crack;
+        }
+        let mut revealed = 0u32;
+        if any_reveal != 0 {
+            for shift in (0..SIZE as u32).rev() {
+                for c in 0..SIZE {
+                    if reveal[c] >> (4 * shift) & 1 != 0 {
+                        let v = u32::from(rng.draw_disc());
+                        cols[c] = (cols[c] & !(0xF << (4 * shift))) | (v << (4 * shift));
+                        revealed += 1;
+                    }
+                }
+            }
+        }
+        let points = u64::from(cleared) * wave_points(depth);
+        sink.push(Wave { depth, cleared, revealed, points });
+        result.points += points;
+        result.waves += 1;
+        for c in 0..SIZE {
+            if pop[c] != 0 {
+                cols[c] = gravity.compact(cols[c]);
+            }
+        }
+        depth += 1;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wave_table() {
+        let want = [7, 39, 109, 224, 391, 617, 907, 1267, 1701, 2213, 2809, 3491];
+        for (i, &w) in want.iter().enumerate() {
+            assert_eq!(WAVE_POINTS[i + 1], w);
+        }
+        assert_eq!(WAVE_POINTS[20], 12521);
+        assert_eq!(wave_points(1023), WAVE_POINTS[1023]);
+        for d in 1000..1023u32 {
+            let n = 49 * u128::from(d).pow(5);
+            let r = u128::from(wave_points(d));
+            assert!(r * r <= n && (r + 1) * (r + 1) > n);
+        }
+        assert!(wave_points(5000) > wave_points(4999));
+    }
+}

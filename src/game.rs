@@ -1,0 +1,361 @@
+//! One move and one game of Drop7 Hardcore on the packed board (spec: rules.md
+//! §3, §4, §6, §9).
+//!
+//! * [`apply_move`]: the move itself (drop, first cascade, clear bonus, rise
+//!   with its level bonus and continued-depth cascade, game over), without the
+//!   final next-disc draw. Shared by games and the search; allocation-free.
+//! * [`GameState`]: the full state (position, score, level, moves played) with
+//!   [`GameState::play_with`], the reference engine's `playMove`.
+//! * [`Game`]: a state plus its [`Driver`] (headless or stream randomness), with
+//!   [`Game::play`] returning a [`MoveOutcome`].
+//!
+//! ```
+//! use drop7::game::{Game, Driver};
+//! let mut g = Game::new(Driver::headless(1));
+//! assert_eq!(g.state().position.next_disc, 5);
+//! let out = g.play(3).unwrap();
+//! assert_eq!(out.score_delta, 0);
+//! assert!(g.play(9).is_err()); // out of range: nothing changes
+//! assert_eq!(g.state().moves_played, 1);
+//! ```
+
+use std::fmt;
+
+use crate::board::Board;
+use crate::cascade::{self, Wave, WaveSink};
+use crate::error::MoveError;
+use crate::gravity::{Gravity, Portable};
+use crate::position::{DROPS_PER_LEVEL, Position};
+use crate::rng::{DiscSource, Mulberry32, headless_disc, headless_reveal_seed};
+
+/// Bonus for emptying the board (paid after the first cascade and again after a
+/// rise cascade that empties it).
+pub const CLEAR_BONUS: u64 = 70_000;
+/// Bonus for a successful rise (Hardcore).
+pub const LEVEL_BONUS: u64 = 17_000;
+
+/// Why a game ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TerminalReason {
+    /// The 5th drop found the top row occupied: no rise, no level bonus.
+    BlockedRise,
+    /// After the move (possibly after a successful rise) every column is full.
+    NoLegalColumn,
+}
+
+impl TerminalReason {
+    /// `"blocked-rise"` or `"no-legal-column"` (trace-format.md).
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            TerminalReason::BlockedRise => "blocked-rise",
+            TerminalReason::NoLegalColumn => "no-legal-column",
+        }
+    }
+}
+
+impl fmt::Display for TerminalReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// What [`apply_move`] reports (no wave list: waves went to the sink).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct MoveSummary {
+    /// Points earned by the move (waves and bonuses).
+    pub score_delta: u64,
+    /// A 70,000 clear bonus was paid (after either cascade).
+    pub cleared_board: bool,
+    /// A rise happened (17,000 paid).
+    pub level_advanced: bool,
+    /// `Some` when the move ended the game.
+    pub terminal: Option<TerminalReason>,
+    /// Total waves (first and rise cascade).
+    pub waves: u32,
+}
+
+/// Plays `disc` into `column` of `pos` (already checked legal, game not over):
+/// drop, cascade, clear bonus, rise, game over. Updates `pos.board`,
+/// `pos.moves_remaining` and `pos.game_over`; does **not** draw the next disc
+/// (callers do, or overwrite it). Reveal values come from `rng`.
+#[inline]
+pub fn apply_move<G: Gravity, R: DiscSource, S: WaveSink>(
+    gravity: G,
+    pos: &mut Position,
+    column: usize,
+    rng: &mut R,
+    sink: &mut S,
+) -> MoveSummary {
+    let board = &mut pos.board;
+    board.drop_disc(column, pos.next_disc);
+    let first = cascade::resolve(gravity, board, 1, rng, sink);
+    let mut s = MoveSummary { score_delta: first.points, waves: first.waves, ..MoveSummary::default() };
+    if board.is_empty() {
+        s.score_delta += CLEAR_BONUS;
+        s.cleared_board = true;
+    }
+    pos.moves_remaining -= 1;
+    if pos.moves_remaining == 0 {
+        if board.top_row_occupied() {
+            s.terminal = Some(TerminalReason::BlockedRise);
+        } else {
+            board.rise();
+            s.level_advanced = true;
+            pos.moves_remaining = DROPS_PER_LEVEL;
+            s.score_delta += LEVEL_BONUS;
+            let rise = cascade::resolve(gravity, board, first.waves + 1, rng, sink);
+            s.score_delta += rise.points;
+            s.waves += rise.waves;
+            if board.is_empty() {
+                s.score_delta += CLEAR_BONUS;
+                s.cleared_board = true;
+            }
+        }
+    }
+    if s.terminal.is_none() && board.legal_mask() == 0 {
+        s.terminal = Some(TerminalReason::NoLegalColumn);
+    }
+    pos.game_over = s.terminal.is_some();
+    s
+}
+
+/// Checks that `column` can be played in `pos`.
+///
+/// # Errors
+/// [`MoveError::GameOver`], [`MoveError::OutOfRange`], [`MoveError::ColumnFull`].
+pub fn check_move(pos: &Position, column: usize) -> Result<(), MoveError> {
+    if pos.game_over {
+        Err(MoveError::GameOver)
+    } else if column >= 7 {
+        Err(MoveError::OutOfRange(column))
+    } else if !pos.board.is_legal(column) {
+        Err(MoveError::ColumnFull(column))
+    } else {
+        Ok(())
+    }
+}
+
+/// The full game state of the reference engine.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GameState {
+    /// Board, next disc, drops to the rise, game-over flag.
+    pub position: Position,
+    /// Cumulative score.
+    pub score: u64,
+    /// 1 + successful rises.
+    pub level: u32,
+    /// Moves played so far.
+    pub moves_played: u32,
+}
+
+impl GameState {
+    /// The opening state with the given first disc (rules.md §3).
+    pub const fn new(first_disc: u8) -> GameState {
+        GameState { position: Position::initial(first_disc), score: 0, level: 1, moves_played: 0 }
+    }
+
+    /// A state from its parts (e.g. a fixture's "before" state).
+    pub const fn from_position(position: Position, score: u64, level: u32, moves_played: u32) -> GameState {
+        GameState { position, score, level, moves_played }
+    }
+
+    /// The reference `playMove`: plays the next disc into `column`, drawing
+    /// reveal values and then (if the game goes on) the new next disc from `rng`.
+    ///
+    /// # Errors
+    /// See [`check_move`]; on error nothing changes and nothing is drawn.
+    #[inline]
+    pub fn play_with<G: Gravity, R: DiscSource, S: WaveSink>(
+        &mut self,
+        gravity: G,
+        column: usize,
+        rng: &mut R,
+        sink: &mut S,
+    ) -> Result<MoveSummary, MoveError> {
+        check_move(&self.position, column)?;
+        let s = apply_move(gravity, &mut self.position, column, rng, sink);
+        if s.level_advanced {
+            self.level += 1;
+        }
+        if !self.position.game_over {
+            self.position.next_disc = rng.draw_disc();
+        }
+        self.score += s.score_delta;
+        self.moves_played += 1;
+        Ok(s)
+    }
+}
+
+/// Where a game's randomness comes from (rules.md §6).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Driver {
+    /// Next disc and reveal seed as functions of (seed, move number); the
+    /// research runs' driver.
+    Headless {
+        /// Game seed.
+        seed: u32,
+    },
+    /// One Mulberry32 stream for the whole game.
+    Stream {
+        /// Game seed.
+        seed: u32,
+        /// The game's stream.
+        rng: Mulberry32,
+    },
+}
+
+impl Driver {
+    /// The headless driver for `seed`.
+    pub const fn headless(seed: u32) -> Driver {
+        Driver::Headless { seed }
+    }
+
+    /// The stream driver for `seed`.
+    pub const fn stream(seed: u32) -> Driver {
+        Driver::Stream { seed, rng: Mulberry32::new(seed) }
+    }
+
+    /// The game seed.
+    pub const fn seed(&self) -> u32 {
+        match *self {
+            Driver::Headless { seed } | Driver::Stream { seed, .. } => seed,
+        }
+    }
+}
+
+/// Which driver, by name (`headless` or `stream`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum DriverKind {
+    /// [`Driver::Headless`].
+    #[default]
+    Headless,
+    /// [`Driver::Stream`].
+    Stream,
+}
+
+impl DriverKind {
+    /// The driver of this kind for `seed`.
+    pub const fn driver(self, seed: u32) -> Driver {
+        match self {
+            DriverKind::Headless => Driver::headless(seed),
+            DriverKind::Stream => Driver::stream(seed),
+        }
+    }
+
+    /// `"headless"` or `"stream"`.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            DriverKind::Headless => "headless",
+            DriverKind::Stream => "stream",
+        }
+    }
+}
+
+/// Everything observable about one move (trace-format.md, block 1).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MoveOutcome {
+    /// Disc dropped.
+    pub disc: u8,
+    /// Column played.
+    pub column: usize,
+    /// Points earned.
+    pub score_delta: u64,
+    /// Waves, first cascade then rise cascade.
+    pub waves: Vec<Wave>,
+    /// A 70,000 clear bonus was paid.
+    pub cleared_board: bool,
+    /// A rise happened.
+    pub level_advanced: bool,
+    /// Why the game ended, if it did.
+    pub terminal: Option<TerminalReason>,
+    /// Draws consumed from the move's random source (reveals + the next-disc draw).
+    pub stream_draws: u32,
+}
+
+/// A game: state, driver and gravity path.
+#[derive(Clone, Debug)]
+pub struct Game<G: Gravity = Portable> {
+    state: GameState,
+    driver: Driver,
+    gravity: G,
+}
+
+impl Game<Portable> {
+    /// A new game on the portable gravity path.
+    pub fn new(driver: Driver) -> Game<Portable> {
+        Game::with_gravity(driver, Portable)
+    }
+}
+
+impl<G: Gravity> Game<G> {
+    /// A new game with the given gravity path (rules.md §3: the first next disc
+    /// is `headlessDisc(seed, 0)` or the stream's first draw).
+    pub fn with_gravity(mut driver: Driver, gravity: G) -> Game<G> {
+        let first = match &mut driver {
+            Driver::Headless { seed } => headless_disc(*seed, 0),
+            Driver::Stream { rng, .. } => rng.draw_disc(),
+        };
+        Game { state: GameState::new(first), driver, gravity }
+    }
+
+    /// The current state.
+    pub const fn state(&self) -> &GameState {
+        &self.state
+    }
+
+    /// The driver.
+    pub const fn driver(&self) -> &Driver {
+        &self.driver
+    }
+
+    /// Plays `column`, sending waves to `sink`; allocation-free.
+    ///
+    /// # Errors
+    /// See [`check_move`]; nothing changes on error.
+    #[inline]
+    pub fn play_into<S: WaveSink>(&mut self, column: usize, sink: &mut S) -> Result<MoveSummary, MoveError> {
+        match &mut self.driver {
+            Driver::Headless { seed } => {
+                let seed = *seed;
+                let mut rng = Mulberry32::new(headless_reveal_seed(seed, self.state.moves_played));
+                let s = self.state.play_with(self.gravity, column, &mut rng, sink)?;
+                if !self.state.position.game_over {
+                    self.state.position.next_disc = headless_disc(seed, self.state.moves_played);
+                }
+                Ok(s)
+            }
+            Driver::Stream { rng, .. } => self.state.play_with(self.gravity, column, rng, sink),
+        }
+    }
+
+    /// Plays `column` and reports everything observable.
+    ///
+    /// # Errors
+    /// See [`check_move`]; nothing changes on error.
+    pub fn play(&mut self, column: usize) -> Result<MoveOutcome, MoveError> {
+        let disc = self.state.position.next_disc;
+        let mut waves = Vec::new();
+        let s = self.play_into(column, &mut waves)?;
+        let revealed: u32 = waves.iter().map(|w| w.revealed).sum();
+        Ok(MoveOutcome {
+            disc,
+            column,
+            score_delta: s.score_delta,
+            waves,
+            cleared_board: s.cleared_board,
+            level_advanced: s.level_advanced,
+            terminal: s.terminal,
+            stream_draws: revealed + u32::from(s.terminal.is_none()),
+        })
+    }
+
+    /// Whether the game is over.
+    pub const fn is_over(&self) -> bool {
+        self.state.position.game_over
+    }
+
+    /// The board.
+    pub const fn board(&self) -> &Board {
+        &self.state.position.board
+    }
+}

@@ -1,0 +1,262 @@
+//! Gravity on a packed column word: keep the non-empty nibbles, in order, at the
+//! bottom. Two paths that give the identical word:
+//!
+//! * [`Bmi2`]: one `PEXT` of the word by its non-zero-nibble mask. A `Bmi2`
+//!   token exists only on a CPU that has BMI2 (see [`Bmi2::detect`]), so the
+//!   instruction never runs where it would fault.
+//! * [`Portable`]: a branch-free nibble loop, for any CPU.
+//!
+//! The path is a type parameter of the engine and the search, chosen once at
+//! the CLI boundary ([`GravityChoice`]); tests and benches may force either with
+//! the `DROP7_GRAVITY` environment variable (`auto`, `bmi2`, `portable`).
+//!
+//! ```
+//! use drop7::gravity::{Gravity, Portable};
+//! // nibbles, bottom first: 3, 0, 5, 0, 8 -> 3, 5, 8
+//! assert_eq!(Portable.compact(0x8_0503), 0x853);
+//! ```
+
+use std::fmt;
+use std::str::FromStr;
+
+use crate::board::nonzero_nibbles;
+
+/// A gravity implementation: compacts the non-zero nibbles of a column word.
+pub trait Gravity: Copy + Send + Sync + fmt::Debug + 'static {
+    /// The word with its non-zero nibbles moved down to the low end, in order.
+    fn compact(self, w: u32) -> u32;
+    /// Short name used in reports: `"bmi2"` or `"portable"`.
+    const NAME: &'static str;
+}
+
+/// The portable path: works on every CPU.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Portable;
+
+impl Gravity for Portable {
+    const NAME: &'static str = "portable";
+    #[inline(always)]
+    fn compact(self, w: u32) -> u32 {
+        let mut out = 0u32;
+        let mut shift = 0u32;
+        let mut rest = w;
+        while rest != 0 {
+            let n = rest & 0xF;
+            out |= n << shift;
+            shift += if n != 0 { 4 } else { 0 };
+            rest >>= 4;
+        }
+        out
+    }
+}
+
+/// The BMI2 path: one `PEXT` per column. Obtain it with [`Bmi2::detect`].
+#[derive(Clone, Copy, Debug)]
+pub struct Bmi2 {
+    _proof: (),
+}
+
+impl Bmi2 {
+    /// `Some` only when the running CPU supports BMI2.
+    pub fn detect() -> Option<Bmi2> {
+        #[cfg(target_arch = "x86_64")]
+        {
+            if std::arch::is_x86_feature_detected!("bmi2") {
+                return Some(Bmi2 { _proof: () });
+            }
+        }
+        None
+    }
+}
+
+impl Gravity for Bmi2 {
+    const NAME: &'static str = "bmi2";
+    #[inline(always)]
+    fn compact(self, w: u32) -> u32 {
+        let mask = nonzero_nibbles(w) * 0xF;
+        pext32(w, mask)
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn pext32(w: u32, mask: u32) -> u32 {
+    let out: u32;
+    // SAFETY: `pext32` is only reached through a `Bmi2` token, which
+    // `Bmi2::detect` creates only after `is_x86_feature_detected!("bmi2")`.
+    // Inline asm (rather than the `_pext_u32` intrinsic) lets the instruction
+    // inline into generic code compiled without the target feature.
+    unsafe {
+        std::arch::asm!(
+            "pext {out:e}, {w:e}, {m:e}",
+            out = lateout(reg) out,
+            w = in(reg) w,
+            m = in(reg) mask,
+            options(pure, nomem, nostack, preserves_flags),
+        );
+    }
+    out
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+#[inline(always)]
+fn pext32(w: u32, _mask: u32) -> u32 {
+    // Unreachable: `Bmi2::detect` never returns `Some` off x86-64.
+    Portable.compact(w)
+}
+
+/// Which gravity path to use, as chosen on the command line or in `DROP7_GRAVITY`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum GravityChoice {
+    /// BMI2 where it is present and fast, else portable.
+    #[default]
+    Auto,
+    /// Force BMI2 (an error on a CPU without it).
+    Bmi2,
+    /// Force the portable path.
+    Portable,
+}
+
+/// The path actually selected.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GravityPath {
+    /// PEXT.
+    Bmi2(Bmi2Token),
+    /// Portable loop.
+    Portable,
+}
+
+/// A [`Bmi2`] token wrapped for the runtime enum.
+#[derive(Clone, Copy, Debug)]
+pub struct Bmi2Token(pub Bmi2);
+
+impl PartialEq for Bmi2Token {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+impl Eq for Bmi2Token {}
+
+impl GravityPath {
+    /// `"bmi2"` or `"portable"`.
+    pub fn name(self) -> &'static str {
+        match self {
+            GravityPath::Bmi2(_) => Bmi2::NAME,
+            GravityPath::Portable => Portable::NAME,
+        }
+    }
+}
+
+/// Error for `--gravity bmi2` on a CPU without BMI2, or an unknown name.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum GravityError {
+    /// The CPU lacks BMI2.
+    #[error("--gravity bmi2 requested but this CPU has no BMI2")]
+    NoBmi2,
+    /// Not one of auto, bmi2, portable.
+    #[error("unknown gravity path {0:?} (expected auto, bmi2 or portable)")]
+    Unknown(String),
+}
+
+impl FromStr for GravityChoice {
+    type Err = GravityError;
+    fn from_str(s: &str) -> Result<Self, GravityError> {
+        match s {
+            "auto" => Ok(GravityChoice::Auto),
+            "bmi2" | "pext" => Ok(GravityChoice::Bmi2),
+            "portable" => Ok(GravityChoice::Portable),
+            other => Err(GravityError::Unknown(other.to_string())),
+        }
+    }
+}
+
+/// Whether PEXT is microcoded (slow) on this CPU: AMD before Zen 3, i.e. CPU
+/// family 0x17 or older.
+fn pext_is_slow() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::__cpuid;
+        let (vendor, leaf1) = (__cpuid(0), __cpuid(1));
+        let amd = vendor.ebx == 0x6874_7541 && vendor.edx == 0x6974_6E65 && vendor.ecx == 0x444D_4163;
+        if amd {
+            let base = (leaf1.eax >> 8) & 0xF;
+            let ext = (leaf1.eax >> 20) & 0xFF;
+            let family = if base == 0xF { base + ext } else { base };
+            return family <= 0x17;
+        }
+    }
+    false
+}
+
+impl GravityChoice {
+    /// Reads `DROP7_GRAVITY` (unset or empty = `auto`).
+    ///
+    /// # Errors
+    /// An unknown value.
+    pub fn from_env() -> Result<GravityChoice, GravityError> {
+        match std::env::var("DROP7_GRAVITY") {
+            Ok(v) if !v.is_empty() => v.parse(),
+            _ => Ok(GravityChoice::Auto),
+        }
+    }
+
+    /// Resolves the choice on this CPU.
+    ///
+    /// # Errors
+    /// [`GravityError::NoBmi2`] for an explicit `Bmi2` on a CPU without BMI2.
+    pub fn resolve(self) -> Result<GravityPath, GravityError> {
+        match self {
+            GravityChoice::Portable => Ok(GravityPath::Portable),
+            GravityChoice::Bmi2 => Bmi2::detect()
+                .map(|b| GravityPath::Bmi2(Bmi2Token(b)))
+                .ok_or(GravityError::NoBmi2),
+            GravityChoice::Auto => Ok(match Bmi2::detect() {
+                Some(b) if !pext_is_slow() => GravityPath::Bmi2(Bmi2Token(b)),
+                _ => GravityPath::Portable,
+            }),
+        }
+    }
+}
+
+/// Runs `$body` with `$g` bound to the concrete gravity token of `$path`
+/// (monomorphising the body once per path).
+#[macro_export]
+macro_rules! with_gravity {
+    ($path:expr, |$g:ident| $body:expr) => {
+        match $path {
+            $crate::gravity::GravityPath::Bmi2(tok) => {
+                let $g = tok.0;
+                $body
+            }
+            $crate::gravity::GravityPath::Portable => {
+                let $g = $crate::gravity::Portable;
+                $body
+            }
+        }
+    };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn naive(w: u32) -> u32 {
+        let nibs: Vec<u32> = (0..8).map(|i| (w >> (4 * i)) & 0xF).filter(|&n| n != 0).collect();
+        nibs.iter().enumerate().fold(0, |a, (i, &n)| a | n << (4 * i))
+    }
+
+    #[test]
+    fn paths_agree() {
+        let mut x = 0x1234_5678u32;
+        for _ in 0..200_000 {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            let w = x & 0xFFF_FFFF;
+            assert_eq!(Portable.compact(w), naive(w));
+            if let Some(b) = Bmi2::detect() {
+                assert_eq!(b.compact(w), naive(w));
+            }
+        }
+    }
+}

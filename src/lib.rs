@@ -1,0 +1,20 @@
+//! drop7: Drop7 Hardcore exactly as the drop7-bench reference engines play it,
+//! on a packed 28-byte board, with the fair expectimax player.
+pub mod board;
+pub mod cascade;
+pub mod error;
+pub mod formats;
+pub mod game;
+pub mod gravity;
+pub mod policy;
+pub mod position;
+pub mod reference;
+pub mod runner;
+pub mod rng;
+pub mod search;
+pub mod strata;
+
+pub use board::Board;
+pub use error::{BoardError, MoveError};
+pub use game::{Game, GameState, MoveOutcome, TerminalReason};
+pub use position::Position;

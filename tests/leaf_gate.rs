@@ -1,0 +1,274 @@
+//! The fairLeaf gate (search.md §9): the plain leaf (`drop7::reference::leaf`)
+//! and the fast leaf (`drop7::leaf`) against the 15,003 golden evaluations of
+//! `tests/data/leaf.jsonl.gz` (format: search-golden-format.md), bit for bit,
+//! value and all 19 terms; then fast against plain on random boards.
+//!
+//! `cargo test --release --test leaf_gate -- --ignored --nocapture` also runs
+//! the timing comparison.
+
+use std::fs::File;
+use std::io::{BufRead, BufReader};
+use std::sync::OnceLock;
+use std::time::Instant;
+
+use drop7::board::{Board, CELLS, Cells, SIZE, parse_cells};
+use drop7::leaf::{FairLeaf, Leaf};
+use drop7::position::Position;
+use drop7::reference::leaf::{
+    FAIR_TERMINAL_UTILITY, FAIR_WEIGHTS, TERM_COUNT, TERM_NAMES, fair_leaf, fair_leaf_terms,
+};
+use flate2::read::GzDecoder;
+use proptest::prelude::*;
+use serde::Deserialize;
+
+/// One line of `leaf.jsonl` (only the fields the gate reads).
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Record {
+    board: String,
+    next: u8,
+    moves_remaining: u8,
+    game_over: bool,
+    provenance: String,
+    /// The value's IEEE-754 bits, 16 hex digits.
+    bits: String,
+}
+
+/// A golden record decoded into the types the leaves take.
+struct Case {
+    cells: Cells,
+    position: Position,
+    provenance: String,
+    bits: u64,
+    terms: Option<[f64; TERM_COUNT]>,
+}
+
+/// All golden cases, decoded once.
+fn cases() -> &'static [Case] {
+    static CASES: OnceLock<Vec<Case>> = OnceLock::new();
+    CASES.get_or_init(load_cases)
+}
+
+fn load_cases() -> Vec<Case> {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/leaf.jsonl.gz");
+    let file = File::open(path).expect("tests/data/leaf.jsonl.gz");
+    BufReader::new(GzDecoder::new(file))
+        .lines()
+        .map(|line| decode(&line.expect("read line")))
+        .collect()
+}
+
+fn decode(line: &str) -> Case {
+    let r: Record = serde_json::from_str(line).expect("json");
+    let cells = parse_cells(&r.board).expect("golden board");
+    let terms = golden_terms(line);
+    Case {
+        cells,
+        position: Position {
+            board: Board::from_cells(&cells),
+            next_disc: r.next,
+            moves_remaining: r.moves_remaining,
+            game_over: r.game_over,
+        },
+        provenance: r.provenance.clone(),
+        bits: u64::from_str_radix(&r.bits, 16).expect("hex bits"),
+        terms,
+    }
+}
+
+/// The `terms` array of a golden line, parsed with `str::parse::<f64>`.
+///
+/// Not through serde_json: without its `float_roundtrip` feature, serde_json's
+/// float parser is not correctly rounded and is off by one ulp on many of the
+/// `%.17g` terms (e.g. `7.3000000000000007` becomes `7.3`).
+fn golden_terms(line: &str) -> Option<[f64; TERM_COUNT]> {
+    let start = line.find("\"terms\":[")? + "\"terms\":[".len();
+    let len = line[start..].find(']').expect("terms end");
+    let terms: Vec<f64> = line[start..start + len]
+        .split(',')
+        .map(|t| t.trim().parse().expect("term"))
+        .collect();
+    Some(terms.try_into().expect("19 terms"))
+}
+
+/// Mismatch tally of one evaluator over the golden file.
+#[derive(Debug, Default)]
+struct Tally {
+    records: usize,
+    bits: usize,
+    terms: [usize; TERM_COUNT],
+}
+
+impl Tally {
+    fn total_terms(&self) -> usize {
+        self.terms.iter().sum()
+    }
+}
+
+/// Compares `value`/`terms` of every golden case, printing the first few
+/// mismatches.
+fn gate(
+    name: &str,
+    value: impl Fn(&Case) -> f64,
+    terms: impl Fn(&Case) -> [f64; TERM_COUNT],
+) -> Tally {
+    let mut tally = Tally::default();
+    for case in cases() {
+        tally.records += 1;
+        let got = value(case);
+        if got.to_bits() != case.bits {
+            tally.bits += 1;
+            if tally.bits <= 5 {
+                eprintln!(
+                    "{name}: value {got:e} ({:016x}) != golden {:e} ({:016x}) at {} {}",
+                    got.to_bits(),
+                    f64::from_bits(case.bits),
+                    case.bits,
+                    drop7::board::format_cells(&case.cells),
+                    case.provenance
+                );
+            }
+        }
+        let Some(golden) = case.terms else { continue };
+        let got = terms(case);
+        for (k, (g, w)) in got.iter().zip(&golden).enumerate() {
+            if g.to_bits() != w.to_bits() {
+                tally.terms[k] += 1;
+                if tally.terms[k] <= 3 {
+                    eprintln!(
+                        "{name}: term {k} {} = {g:?}, golden {w:?} at {} next {} moves {} ({})",
+                        TERM_NAMES[k],
+                        drop7::board::format_cells(&case.cells),
+                        case.position.next_disc,
+                        case.position.moves_remaining,
+                        case.provenance
+                    );
+                }
+            }
+        }
+    }
+    eprintln!(
+        "{name}: {} records, {} value-bit mismatches, {} term mismatches {:?}",
+        tally.records,
+        tally.bits,
+        tally.total_terms(),
+        tally.terms
+    );
+    tally
+}
+
+#[test]
+fn golden_file_is_complete() {
+    let cases = cases();
+    assert_eq!(cases.len(), 15_003);
+    assert_eq!(cases.iter().filter(|c| c.terms.is_none()).count(), 3);
+    assert!(cases.iter().all(|c| c.terms.is_some() != c.position.game_over));
+}
+
+#[test]
+fn plain_leaf_matches_golden_bits_and_terms() {
+    let tally = gate(
+        "plain",
+        |c| {
+            let p = &c.position;
+            fair_leaf(&c.cells, p.next_disc, p.moves_remaining, p.game_over)
+        },
+        |c| fair_leaf_terms(&c.cells, c.position.next_disc, c.position.moves_remaining),
+    );
+    assert_eq!((tally.bits, tally.total_terms()), (0, 0), "{tally:?}");
+}
+
+#[test]
+fn fast_leaf_matches_golden_bits_and_terms() {
+    let tally = gate("fast", |c| FairLeaf.evaluate(&c.position), |c| FairLeaf::terms(&c.position));
+    assert_eq!((tally.bits, tally.total_terms()), (0, 0), "{tally:?}");
+}
+
+#[test]
+fn fast_leaf_equals_plain_leaf_on_golden_states() {
+    for c in cases() {
+        let p = &c.position;
+        let plain = fair_leaf(&c.cells, p.next_disc, p.moves_remaining, p.game_over);
+        assert_eq!(FairLeaf::value(p).to_bits(), plain.to_bits(), "{}", c.provenance);
+        if !p.game_over {
+            let plain = fair_leaf_terms(&c.cells, p.next_disc, p.moves_remaining);
+            assert_eq!(FairLeaf::terms(p).map(f64::to_bits), plain.map(f64::to_bits));
+        }
+    }
+}
+
+#[test]
+fn fast_constants_equal_plain_constants() {
+    assert_eq!(drop7::leaf::FAIR_WEIGHTS.map(f64::to_bits), FAIR_WEIGHTS.map(f64::to_bits));
+    assert_eq!(drop7::leaf::FAIR_TERMINAL_UTILITY, FAIR_TERMINAL_UTILITY);
+}
+
+/// A bottom-packed board: per column a height and 7 cell codes (1..=9, the
+/// top ones unused), so grays and numbers may sit anywhere.
+fn random_cells(heights: [u8; SIZE], codes: [[u8; SIZE]; SIZE]) -> Cells {
+    let mut cells = [0u8; CELLS];
+    for c in 0..SIZE {
+        for k in 0..usize::from(heights[c]) {
+            cells[(SIZE - 1 - k) * SIZE + c] = codes[c][k];
+        }
+    }
+    cells
+}
+
+/// A random board biased towards numbered discs, which drive most features.
+fn code() -> impl Strategy<Value = u8> {
+    prop_oneof![4 => 1u8..=7, 1 => 8u8..=9, 2 => 1u8..=3]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 20_000, .. ProptestConfig::default() })]
+
+    #[test]
+    fn fast_leaf_equals_plain_leaf_on_random_boards(
+        heights in prop::array::uniform7(0u8..=7),
+        codes in prop::array::uniform7(prop::array::uniform7(code())),
+        next in 1u8..=7,
+        moves in 1u8..=5,
+    ) {
+        let cells = random_cells(heights, codes);
+        let pos = Position {
+            board: Board::from_cells(&cells),
+            next_disc: next,
+            moves_remaining: moves,
+            game_over: false,
+        };
+        let plain = fair_leaf_terms(&cells, next, moves);
+        prop_assert_eq!(FairLeaf::terms(&pos).map(f64::to_bits), plain.map(f64::to_bits));
+        let plain = fair_leaf(&cells, next, moves, false);
+        prop_assert_eq!(FairLeaf::value(&pos).to_bits(), plain.to_bits());
+    }
+}
+
+/// Nanoseconds per call of `f` over every golden state, best of `rounds`.
+fn time_per_leaf(rounds: usize, mut f: impl FnMut(&Case) -> f64) -> f64 {
+    let cases = cases();
+    let mut best = f64::INFINITY;
+    for _ in 0..rounds {
+        let start = Instant::now();
+        let mut acc = 0.0;
+        for c in cases {
+            acc += f(std::hint::black_box(c));
+        }
+        std::hint::black_box(acc);
+        best = best.min(start.elapsed().as_secs_f64() * 1e9 / cases.len() as f64);
+    }
+    best
+}
+
+/// Timing of the fast and plain leaves over the golden states (run with
+/// `--ignored --nocapture` in release).
+#[test]
+#[ignore]
+fn leaf_timing() {
+    let fast = time_per_leaf(50, |c| FairLeaf.evaluate(&c.position));
+    let plain = time_per_leaf(5, |c| {
+        let p = &c.position;
+        fair_leaf(&c.cells, p.next_disc, p.moves_remaining, p.game_over)
+    });
+    eprintln!("fast {fast:.1} ns/leaf, plain {plain:.1} ns/leaf, speed-up {:.1}x", plain / fast);
+}
