@@ -86,3 +86,230 @@ mod tests {
         assert_eq!(worst_case_work(5, 7), 582_727_796);
     }
 }
+
+use crate::board::Board;
+use crate::game::apply_move;
+use crate::gravity::Gravity;
+use crate::leaf::Leaf;
+use crate::policy::COLUMN_ORDER;
+use crate::position::Position;
+use crate::strata::{StratifiedRandom, sampled_next_disc, scenario_seed};
+use crate::table::{Key, Table};
+
+/// Largest supported strata count.
+pub const MAX_STRATA: u32 = 32;
+/// Largest supported depth.
+pub const MAX_DEPTH: u32 = 8;
+
+/// The work cap fired (search.md §5): the current iteration is abandoned.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct WorkLimitReached;
+
+type Step<T> = Result<T, WorkLimitReached>;
+
+/// Per-column `(action, values, expected scores)` of a completed iteration.
+type RootResult = (usize, [Option<f64>; 7], [Option<f64>; 7]);
+
+/// Mirrors `board` when the mirror is lexicographically smaller (search.md
+/// §3.5); returns whether it did.
+#[inline(always)]
+pub fn canonicalize(board: &mut Board) -> bool {
+    if board.mirror_is_smaller() {
+        *board = board.mirrored();
+        true
+    } else {
+        false
+    }
+}
+
+/// The fair expectimax search, generic over the leaf `L`, the transposition
+/// table `T` and the gravity path `G` (all statically dispatched).
+///
+/// ```
+/// use drop7::gravity::Portable;
+/// use drop7::leaf::FairLeaf;
+/// use drop7::position::Position;
+/// use drop7::search::{FairSearch, SearchConfig};
+/// use drop7::table::NoTable;
+/// let mut s = FairSearch::new(FairLeaf, NoTable, Portable, SearchConfig::new(2, 5));
+/// let d = s.decide(&Position::initial(4));
+/// assert_eq!(d.completed_depth, 2);
+/// assert!(d.action.is_some());
+/// ```
+#[derive(Clone, Debug)]
+pub struct FairSearch<L: Leaf, T: Table, G: Gravity> {
+    leaf: L,
+    table: T,
+    gravity: G,
+    config: SearchConfig,
+    stats: SearchStats,
+}
+
+impl<L: Leaf, T: Table, G: Gravity> FairSearch<L, T, G> {
+    /// A searcher; `config.depth` is clamped to 1..=8 and `config.strata` to 1..=32.
+    pub fn new(leaf: L, table: T, gravity: G, mut config: SearchConfig) -> Self {
+        config.depth = config.depth.clamp(1, MAX_DEPTH);
+        config.strata = config.strata.clamp(1, MAX_STRATA);
+        FairSearch { leaf, table, gravity, config, stats: SearchStats::default() }
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> SearchConfig {
+        self.config
+    }
+
+    /// The transposition table.
+    pub fn table(&self) -> &T {
+        &self.table
+    }
+
+    /// Decides a position (search.md §4): canonicalise, iterative deepening
+    /// 1..=D over a table emptied first, argmax of the last completed
+    /// iteration (strict `>`, order 3,2,4,1,5,0,6, canonical orientation),
+    /// reported in source orientation. A game-over root gives action `None`,
+    /// depth 0, no values and zero counters (search.md §7).
+    pub fn decide(&mut self, source: &Position) -> Decision {
+        self.table.clear();
+        self.stats = SearchStats::default();
+        let mut decision = Decision {
+            action: None,
+            completed_depth: 0,
+            values: [None; 7],
+            expected_scores: [None; 7],
+            stats: SearchStats::default(),
+        };
+        if source.game_over {
+            return decision;
+        }
+        let mut root = *source;
+        let mirrored = canonicalize(&mut root.board);
+        let mut completed: Option<RootResult> = None;
+        for d in 1..=self.config.depth {
+            match self.root_iteration(&root, d) {
+                Ok(Some(r)) => {
+                    completed = Some(r);
+                    decision.completed_depth = d;
+                }
+                Ok(None) | Err(WorkLimitReached) => break,
+            }
+        }
+        let unmirror = |c: usize| if mirrored { 6 - c } else { c };
+        let action = match completed {
+            Some((a, values, expected)) => {
+                for c in 0..7 {
+                    decision.values[unmirror(c)] = values[c];
+                    decision.expected_scores[unmirror(c)] = expected[c];
+                }
+                Some(a)
+            }
+            None => crate::policy::center_first(&root.board),
+        };
+        decision.action = action.map(unmirror);
+        self.stats.cache_entries = self.table.entries();
+        self.stats.evictions = self.table.evictions();
+        decision.stats = self.stats;
+        decision
+    }
+
+    /// One root iteration at depth `d` in canonical orientation; `None` if no
+    /// column is legal.
+    fn root_iteration(&mut self, root: &Position, d: u32) -> Step<Option<RootResult>> {
+        let mut values = [None; 7];
+        let mut expected = [None; 7];
+        let mut best = f64::NEG_INFINITY;
+        let mut action = None;
+        let seed = scenario_seed(&root.board, root.next_disc, root.moves_remaining, d);
+        let discs = self.next_discs(seed);
+        for c in COLUMN_ORDER {
+            if !root.board.is_legal(c) {
+                continue;
+            }
+            let (v, e) = self.chance(root, c, d, seed, &discs)?;
+            values[c] = Some(v);
+            expected[c] = Some(e);
+            if v > best {
+                best = v;
+                action = Some(c);
+            }
+        }
+        Ok(action.map(|a| (a, values, expected)))
+    }
+
+    /// The S sampled next discs of a chance node with scenario seed `seed`.
+    #[inline]
+    fn next_discs(&self, seed: u32) -> [u8; MAX_STRATA as usize] {
+        let mut discs = [0u8; MAX_STRATA as usize];
+        for s in 0..self.config.strata {
+            discs[s as usize] = sampled_next_disc(seed, s, self.config.strata);
+        }
+        discs
+    }
+
+    #[inline(always)]
+    fn check_budget(&self) -> Step<()> {
+        if self.stats.work >= self.config.max_work { Err(WorkLimitReached) } else { Ok(()) }
+    }
+
+    /// Chance node `evaluateAction` (search.md §1.2): `(value, expected score)`.
+    #[inline]
+    fn chance(&mut self, pos: &Position, column: usize, depth: u32, seed: u32, discs: &[u8; 32]) -> Step<(f64, f64)> {
+        let strata = self.config.strata;
+        let mut value = 0.0f64;
+        let mut expected = 0.0f64;
+        for s in 0..strata {
+            self.check_budget()?;
+            let mut child = *pos;
+            let mut rng = StratifiedRandom::new(seed, s, strata);
+            let m = apply_move(self.gravity, &mut child, column, &mut rng, &mut ());
+            self.stats.work += 1;
+            self.stats.move_calls += 1;
+            let sd = m.score_delta as f64;
+            expected += sd;
+            if child.game_over {
+                value += sd + TERMINAL_UTILITY;
+                continue;
+            }
+            child.next_disc = discs[s as usize];
+            canonicalize(&mut child.board);
+            value += sd + self.max_node(&child, depth - 1)?;
+        }
+        let n = f64::from(strata);
+        Ok((value / n, expected / n))
+    }
+
+    /// Max node `bestFutureValue` (search.md §1.3).
+    fn max_node(&mut self, pos: &Position, depth: u32) -> Step<f64> {
+        self.stats.nodes += 1;
+        self.check_budget()?;
+        if depth == 0 {
+            self.stats.work += 1;
+            self.stats.leaf_calls += 1;
+            return Ok(self.leaf.evaluate(pos));
+        }
+        let key = Key::new(pos, depth);
+        if T::ENABLED {
+            if let Some(v) = self.table.probe(&key) {
+                self.stats.cache_hits += 1;
+                return Ok(v);
+            }
+        }
+        let seed = scenario_seed(&pos.board, pos.next_disc, pos.moves_remaining, depth);
+        let discs = self.next_discs(seed);
+        let mut best = f64::NEG_INFINITY;
+        for c in COLUMN_ORDER {
+            if pos.board.is_legal(c) {
+                let (v, _) = self.chance(pos, c, depth, seed, &discs)?;
+                if v > best {
+                    best = v;
+                }
+            }
+        }
+        if !best.is_finite() {
+            best = TERMINAL_UTILITY;
+        }
+        if T::ENABLED {
+            self.table.store(&key, best);
+        }
+        Ok(best)
+    }
+}

@@ -1,0 +1,573 @@
+//! Transposition tables for the fair search (spec: search.md §6), behind one
+//! trait so the search is generic over them (static dispatch; [`NoTable`]
+//! compiles to nothing).
+//!
+//! All tables cache the exact max-node value of an interior node (remaining
+//! depth ≥ 1), keyed by the full canonical state, so a hit returns bit-for-bit
+//! what recomputation would: values never depend on the table. Only the work,
+//! node, hit, entry and eviction counts do.
+//!
+//! The key is the packed board with the three small fields tucked into the
+//! unused top nibbles of the column words (28 bytes, injective):
+//!
+//! ```text
+//! word 0: bits 31..28 = next disc (1..7)   | bits 27..0 = column 0
+//! word 1: bits 31..28 = moves remaining    | bits 27..0 = column 1
+//! word 2: bits 31..28 = remaining depth    | bits 27..0 = column 2
+//! words 3..6: columns 3..6 (top nibble 0)
+//! ```
+//!
+//! | table | semantics | entry |
+//! |---|---|---|
+//! | [`NoTable`] | nothing stored | — |
+//! | [`StrictLru`] | the reference's strict LRU, capacity C: hit → MRU; insert evicts the LRU entry while size ≥ C | key 28 B + value 8 B + links 8 B + hash slot 4 B |
+//! | [`DirectMapped`] | one slot per index; replace when the slot is stale or the new depth ≥ the slot's | key 28 B + value 8 B + depth/generation 4 B = 40 B |
+//! | [`SetAssociative`] | W ways per set (2 or 4); replace a stale way, else the shallowest (oldest on ties) | 40 B + 4 B stamp per way |
+//!
+//! For the direct-mapped and set-associative tables, `entries` counts occupied
+//! slots and `evictions` counts live slots overwritten by a different key.
+
+use crate::position::Position;
+
+/// A transposition-table key (layout in the module docs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub struct Key(pub [u32; 7]);
+
+impl Key {
+    /// The key of a canonical position at remaining depth `depth` (1..=15).
+    #[inline(always)]
+    pub fn new(pos: &Position, depth: u32) -> Key {
+        let mut w = *pos.board.columns();
+        w[0] |= u32::from(pos.next_disc) << 28;
+        w[1] |= u32::from(pos.moves_remaining) << 28;
+        w[2] |= depth << 28;
+        Key(w)
+    }
+
+    /// Remaining depth stored in the key.
+    #[inline(always)]
+    pub fn depth(&self) -> u32 {
+        self.0[2] >> 28
+    }
+
+    /// A 64-bit hash (multiply–xorshift over the words).
+    #[inline(always)]
+    pub fn hash(&self) -> u64 {
+        let w = &self.0;
+        let a = u64::from(w[0]) | u64::from(w[1]) << 32;
+        let b = u64::from(w[2]) | u64::from(w[3]) << 32;
+        let c = u64::from(w[4]) | u64::from(w[5]) << 32;
+        let d = u64::from(w[6]);
+        let mut h = a.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        h = (h ^ b).wrapping_mul(0xC2B2_AE3D_27D4_EB4F);
+        h = (h ^ c).wrapping_mul(0x1656_67B1_9E37_79F9);
+        h = (h ^ d).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        h ^ (h >> 29)
+    }
+}
+
+/// A transposition table of max-node values.
+pub trait Table {
+    /// `false` only for [`NoTable`]: the search then skips keys and lookups entirely.
+    const ENABLED: bool = true;
+    /// Empties the table (start of a decision).
+    fn clear(&mut self);
+    /// The cached value of `key`, if present (an LRU touches the entry).
+    fn probe(&mut self, key: &Key) -> Option<f64>;
+    /// Caches `value` for `key` (the table's replacement policy applies).
+    fn store(&mut self, key: &Key, value: f64);
+    /// Live entries.
+    fn entries(&self) -> u64;
+    /// Evictions (or overwrites of live slots) since the last [`Table::clear`].
+    fn evictions(&self) -> u64;
+    /// Bytes of memory held.
+    fn memory_bytes(&self) -> usize;
+}
+
+/// No table: every node is expanded (the goldens' `cacheCapacity 0`).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct NoTable;
+
+impl Table for NoTable {
+    const ENABLED: bool = false;
+    #[inline(always)]
+    fn clear(&mut self) {}
+    #[inline(always)]
+    fn probe(&mut self, _key: &Key) -> Option<f64> {
+        None
+    }
+    #[inline(always)]
+    fn store(&mut self, _key: &Key, _value: f64) {}
+    fn entries(&self) -> u64 {
+        0
+    }
+    fn evictions(&self) -> u64 {
+        0
+    }
+    fn memory_bytes(&self) -> usize {
+        0
+    }
+}
+
+const NIL: u32 = u32::MAX;
+
+#[derive(Clone, Copy, Debug)]
+struct LruNode {
+    key: Key,
+    value: f64,
+    prev: u32,
+    next: u32,
+}
+
+/// The reference's strict LRU with hard capacity C (search.md §6): an
+/// open-addressing index over an arena of nodes on a doubly linked recency list.
+#[derive(Clone, Debug)]
+pub struct StrictLru {
+    capacity: usize,
+    nodes: Vec<LruNode>,
+    /// Index slots: node index or NIL; linear probing; tombstone-free deletion.
+    slots: Vec<u32>,
+    mask: usize,
+    head: u32, // most recent
+    tail: u32, // least recent
+    free: Vec<u32>,
+    evictions: u64,
+}
+
+impl StrictLru {
+    /// An LRU holding at most `capacity` entries (capacity ≥ 1; use [`NoTable`] for 0).
+    pub fn new(capacity: usize) -> StrictLru {
+        let capacity = capacity.max(1);
+        let slots = (capacity * 2).next_power_of_two().max(16);
+        StrictLru {
+            capacity,
+            nodes: Vec::with_capacity(capacity),
+            slots: vec![NIL; slots],
+            mask: slots - 1,
+            head: NIL,
+            tail: NIL,
+            free: Vec::new(),
+            evictions: 0,
+        }
+    }
+
+    /// The capacity C.
+    pub fn capacity(&self) -> usize {
+        self.capacity
+    }
+
+    #[inline]
+    fn find_slot(&self, key: &Key) -> (usize, bool) {
+        let mut i = key.hash() as usize & self.mask;
+        loop {
+            let n = self.slots[i];
+            if n == NIL {
+                return (i, false);
+            }
+            if self.nodes[n as usize].key == *key {
+                return (i, true);
+            }
+            i = (i + 1) & self.mask;
+        }
+    }
+
+    #[inline]
+    fn unlink(&mut self, n: u32) {
+        let LruNode { prev, next, .. } = self.nodes[n as usize];
+        if prev != NIL {
+            self.nodes[prev as usize].next = next;
+        } else {
+            self.head = next;
+        }
+        if next != NIL {
+            self.nodes[next as usize].prev = prev;
+        } else {
+            self.tail = prev;
+        }
+    }
+
+    #[inline]
+    fn push_front(&mut self, n: u32) {
+        self.nodes[n as usize].prev = NIL;
+        self.nodes[n as usize].next = self.head;
+        if self.head != NIL {
+            self.nodes[self.head as usize].prev = n;
+        }
+        self.head = n;
+        if self.tail == NIL {
+            self.tail = n;
+        }
+    }
+
+    /// Removes the index slot `i` (backward-shift deletion for linear probing).
+    fn remove_slot(&mut self, mut i: usize) {
+        loop {
+            self.slots[i] = NIL;
+            let mut j = i;
+            loop {
+                j = (j + 1) & self.mask;
+                let n = self.slots[j];
+                if n == NIL {
+                    return;
+                }
+                let home = self.nodes[n as usize].key.hash() as usize & self.mask;
+                // Move n into i if its home is not in (i, j] cyclically.
+                let between = if i <= j { i < home && home <= j } else { i < home || home <= j };
+                if !between {
+                    self.slots[i] = n;
+                    i = j;
+                    break;
+                }
+            }
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.nodes.len() - self.free.len()
+    }
+}
+
+impl Table for StrictLru {
+    fn clear(&mut self) {
+        self.nodes.clear();
+        self.free.clear();
+        self.slots.fill(NIL);
+        self.head = NIL;
+        self.tail = NIL;
+        self.evictions = 0;
+    }
+
+    #[inline]
+    fn probe(&mut self, key: &Key) -> Option<f64> {
+        let (i, found) = self.find_slot(key);
+        if !found {
+            return None;
+        }
+        let n = self.slots[i];
+        if self.head != n {
+            self.unlink(n);
+            self.push_front(n);
+        }
+        Some(self.nodes[n as usize].value)
+    }
+
+    fn store(&mut self, key: &Key, value: f64) {
+        let (i, found) = self.find_slot(key);
+        if found {
+            // Cannot happen in the search (a key is never stored inside its own
+            // subtree); the reference erases then re-inserts at MRU.
+            let n = self.slots[i];
+            self.nodes[n as usize].value = value;
+            self.unlink(n);
+            self.push_front(n);
+            return;
+        }
+        while self.len() >= self.capacity {
+            let t = self.tail;
+            self.unlink(t);
+            let (slot, _) = self.find_slot(&self.nodes[t as usize].key);
+            self.remove_slot(slot);
+            self.free.push(t);
+            self.evictions += 1;
+        }
+        let node = LruNode { key: *key, value, prev: NIL, next: NIL };
+        let n = match self.free.pop() {
+            Some(n) => {
+                self.nodes[n as usize] = node;
+                n
+            }
+            None => {
+                self.nodes.push(node);
+                (self.nodes.len() - 1) as u32
+            }
+        };
+        // The eviction may have moved slots: search again for the free slot.
+        let (i, _) = self.find_slot(key);
+        self.slots[i] = n;
+        self.push_front(n);
+    }
+
+    fn entries(&self) -> u64 {
+        self.len() as u64
+    }
+
+    fn evictions(&self) -> u64 {
+        self.evictions
+    }
+
+    fn memory_bytes(&self) -> usize {
+        self.nodes.capacity() * std::mem::size_of::<LruNode>() + self.slots.len() * 4
+    }
+}
+
+/// One slot of the direct-mapped and set-associative tables (40 bytes):
+///
+/// ```text
+/// key        [u32; 7]  28 B  full key (exact match: no false hits)
+/// generation u32        4 B  decision the slot was written in (live iff = table's)
+/// value      f64        8 B  max-node value
+/// ```
+/// The set-associative table keeps a 4-byte store stamp per way beside it.
+#[derive(Clone, Copy, Debug, Default)]
+#[repr(C)]
+struct Slot {
+    key: Key,
+    generation: u32,
+    value: f64,
+}
+
+/// Direct-mapped table with depth-preferred replacement: a new entry replaces
+/// the slot's occupant when that is stale (from an earlier decision) or the new
+/// remaining depth is at least the occupant's.
+#[derive(Clone, Debug)]
+pub struct DirectMapped {
+    slots: Vec<Slot>,
+    mask: usize,
+    generation: u32,
+    entries: u64,
+    evictions: u64,
+}
+
+impl DirectMapped {
+    /// A table of `entries` slots (rounded up to a power of two, at least 1).
+    pub fn new(entries: usize) -> DirectMapped {
+        let n = entries.max(1).next_power_of_two();
+        DirectMapped { slots: vec![Slot::default(); n], mask: n - 1, generation: 1, entries: 0, evictions: 0 }
+    }
+}
+
+impl Table for DirectMapped {
+    fn clear(&mut self) {
+        self.generation = self.generation.wrapping_add(1);
+        if self.generation == 0 {
+            self.slots.fill(Slot::default());
+            self.generation = 1;
+        }
+        self.entries = 0;
+        self.evictions = 0;
+    }
+
+    #[inline]
+    fn probe(&mut self, key: &Key) -> Option<f64> {
+        let s = &self.slots[key.hash() as usize & self.mask];
+        (s.generation == self.generation && s.key == *key).then_some(s.value)
+    }
+
+    #[inline]
+    fn store(&mut self, key: &Key, value: f64) {
+        let generation = self.generation;
+        let s = &mut self.slots[key.hash() as usize & self.mask];
+        if s.generation != generation {
+            self.entries += 1;
+        } else if key.depth() < s.key.depth() {
+            return;
+        } else if s.key != *key {
+            self.evictions += 1;
+        }
+        *s = Slot { key: *key, generation, value };
+    }
+
+    fn entries(&self) -> u64 {
+        self.entries
+    }
+
+    fn evictions(&self) -> u64 {
+        self.evictions
+    }
+
+    fn memory_bytes(&self) -> usize {
+        self.slots.len() * std::mem::size_of::<Slot>()
+    }
+}
+
+/// Set-associative table: `ways` slots per set (2 or 4). A new entry takes a
+/// stale way if there is one, else replaces the way with the smallest remaining
+/// depth (the least recently stored among equals).
+#[derive(Clone, Debug)]
+pub struct SetAssociative {
+    slots: Vec<Slot>,
+    ways: usize,
+    set_mask: usize,
+    generation: u32,
+    clock: u32,
+    ages: Vec<u32>,
+    entries: u64,
+    evictions: u64,
+}
+
+impl SetAssociative {
+    /// A table of `entries` slots in sets of `ways` (entries rounded up to a
+    /// power of two, at least one set).
+    pub fn new(entries: usize, ways: usize) -> SetAssociative {
+        let ways = ways.clamp(1, 16);
+        let sets = (entries.max(ways) / ways).next_power_of_two();
+        SetAssociative {
+            slots: vec![Slot::default(); sets * ways],
+            ways,
+            set_mask: sets - 1,
+            generation: 1,
+            clock: 0,
+            ages: vec![0; sets * ways],
+            entries: 0,
+            evictions: 0,
+        }
+    }
+
+    /// Ways per set.
+    pub fn ways(&self) -> usize {
+        self.ways
+    }
+}
+
+impl Table for SetAssociative {
+    fn clear(&mut self) {
+        self.generation = self.generation.wrapping_add(1);
+        if self.generation == 0 {
+            self.slots.fill(Slot::default());
+            self.generation = 1;
+        }
+        self.entries = 0;
+        self.evictions = 0;
+    }
+
+    #[inline]
+    fn probe(&mut self, key: &Key) -> Option<f64> {
+        let base = (key.hash() as usize & self.set_mask) * self.ways;
+        self.slots[base..base + self.ways]
+            .iter()
+            .find(|s| s.generation == self.generation && s.key == *key)
+            .map(|s| s.value)
+    }
+
+    #[inline]
+    fn store(&mut self, key: &Key, value: f64) {
+        let base = (key.hash() as usize & self.set_mask) * self.ways;
+        let generation = self.generation;
+        self.clock = self.clock.wrapping_add(1);
+        let mut victim = base;
+        let mut victim_rank = (u32::MAX, u32::MAX);
+        for i in base..base + self.ways {
+            let s = &self.slots[i];
+            if s.generation != generation {
+                victim = i;
+                victim_rank = (0, 0);
+                self.entries += 1;
+                break;
+            }
+            if s.key == *key {
+                victim = i;
+                victim_rank = (0, 0);
+                break;
+            }
+            let rank = (s.key.depth() + 1, self.clock.wrapping_sub(self.ages[i]).wrapping_neg());
+            if rank < victim_rank {
+                victim = i;
+                victim_rank = rank;
+            }
+        }
+        if victim_rank != (0, 0) {
+            self.evictions += 1;
+        }
+        self.slots[victim] = Slot { key: *key, generation, value };
+        self.ages[victim] = self.clock;
+    }
+
+    fn entries(&self) -> u64 {
+        self.entries
+    }
+
+    fn evictions(&self) -> u64 {
+        self.evictions
+    }
+
+    fn memory_bytes(&self) -> usize {
+        self.slots.len() * (std::mem::size_of::<Slot>() + 4)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::board::Board;
+
+    fn key(i: u32, depth: u32) -> Key {
+        let pos = Position {
+            board: Board::from_columns([i & 0xFFF_FFFF, i >> 28, 0, 0, 0, 0, 0]),
+            next_disc: 1,
+            moves_remaining: 5,
+            game_over: false,
+        };
+        Key::new(&pos, depth)
+    }
+
+    #[test]
+    fn lru_is_strict() {
+        let mut t = StrictLru::new(3);
+        for i in 0..3 {
+            t.store(&key(i, 1), f64::from(i));
+        }
+        assert_eq!(t.probe(&key(0, 1)), Some(0.0)); // 0 becomes MRU; LRU is 1
+        t.store(&key(3, 1), 3.0);
+        assert_eq!(t.probe(&key(1, 1)), None);
+        assert_eq!(t.probe(&key(0, 1)), Some(0.0));
+        assert_eq!(t.probe(&key(2, 1)), Some(2.0));
+        assert_eq!((t.entries(), t.evictions()), (3, 1));
+        t.clear();
+        assert_eq!((t.entries(), t.probe(&key(0, 1))), (0, None));
+    }
+
+    #[test]
+    fn lru_survives_churn() {
+        // Against a plain model: a Vec in recency order.
+        let mut t = StrictLru::new(50);
+        let mut model: Vec<(Key, f64)> = Vec::new();
+        let mut x = 12345u32;
+        for step in 0..20_000 {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            let k = key(x % 200, 1 + x % 3);
+            if x % 2 == 0 {
+                let want = model.iter().position(|e| e.0 == k);
+                let got = t.probe(&k);
+                assert_eq!(got, want.map(|i| model[i].1), "step {step}");
+                if let Some(i) = want {
+                    let e = model.remove(i);
+                    model.push(e);
+                }
+            } else if !model.iter().any(|e| e.0 == k) {
+                while model.len() >= 50 {
+                    model.remove(0);
+                }
+                model.push((k, f64::from(step)));
+                t.store(&k, f64::from(step));
+            }
+            assert_eq!(t.entries() as usize, model.len());
+        }
+    }
+
+    #[test]
+    fn direct_mapped_prefers_depth() {
+        let mut t = DirectMapped::new(1);
+        t.store(&key(1, 3), 1.0);
+        t.store(&key(2, 2), 2.0); // shallower: refused
+        assert_eq!(t.probe(&key(1, 3)), Some(1.0));
+        t.store(&key(3, 3), 3.0); // same depth: replaces
+        assert_eq!((t.probe(&key(1, 3)), t.probe(&key(3, 3))), (None, Some(3.0)));
+        assert_eq!((t.entries(), t.evictions()), (1, 1));
+        t.clear();
+        assert_eq!(t.probe(&key(3, 3)), None);
+    }
+
+    #[test]
+    fn set_associative_keeps_deep_entries() {
+        let mut t = SetAssociative::new(2, 2);
+        t.store(&key(1, 3), 1.0);
+        t.store(&key(2, 1), 2.0);
+        t.store(&key(3, 2), 3.0); // evicts the depth-1 entry
+        assert_eq!(t.probe(&key(1, 3)), Some(1.0));
+        assert_eq!(t.probe(&key(2, 1)), None);
+        assert_eq!(t.probe(&key(3, 2)), Some(3.0));
+        assert_eq!((t.entries(), t.evictions()), (2, 1));
+    }
+}
