@@ -110,3 +110,148 @@ mod tests {
         assert_eq!(seed_hex(0xA5), "0x000000a5");
     }
 }
+
+/// Why a root line was rejected.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RootError {
+    /// Not a JSON object with the required keys and types.
+    #[error("invalid JSON root: {0}")]
+    Json(String),
+    /// The board text is malformed.
+    #[error("board: {0}")]
+    Board(#[from] crate::error::BoardError),
+    /// `next` outside 1..=7.
+    #[error("next must be 1-7, got {0}")]
+    Next(u64),
+    /// `movesRemaining` outside 1..=5.
+    #[error("movesRemaining must be 1-5, got {0}")]
+    MovesRemaining(u64),
+}
+
+/// Parses and validates one root line, as `drop7 decide` and `drop7 leaf` read
+/// them: a JSON object `{"board","next","movesRemaining"}` with an optional
+/// boolean `"gameOver"`; unknown keys are ignored (search-golden-format.md).
+///
+/// # Errors
+/// [`RootError`] naming the first problem found.
+pub fn parse_root_line(line: &str) -> Result<crate::position::Position, RootError> {
+    let v: serde_json::Value = serde_json::from_str(line).map_err(|e| RootError::Json(e.to_string()))?;
+    let obj = v.as_object().ok_or_else(|| RootError::Json("expected a JSON object".into()))?;
+    let board = obj
+        .get("board")
+        .and_then(|b| b.as_str())
+        .ok_or_else(|| RootError::Json("missing string key \"board\"".into()))?;
+    let next = obj
+        .get("next")
+        .and_then(|n| n.as_u64())
+        .ok_or_else(|| RootError::Json("missing integer key \"next\"".into()))?;
+    let moves = obj
+        .get("movesRemaining")
+        .and_then(|n| n.as_u64())
+        .ok_or_else(|| RootError::Json("missing integer key \"movesRemaining\"".into()))?;
+    let game_over = match obj.get("gameOver") {
+        None | Some(serde_json::Value::Null) => false,
+        Some(serde_json::Value::Bool(b)) => *b,
+        Some(_) => return Err(RootError::Json("\"gameOver\" must be a boolean".into())),
+    };
+    position_from_parts(board, next, moves, game_over)
+}
+
+/// Builds a validated position from its parts.
+///
+/// # Errors
+/// [`RootError`] for a malformed board, `next` outside 1..=7 or
+/// `moves_remaining` outside 1..=5.
+pub fn position_from_parts(
+    board: &str,
+    next: u64,
+    moves_remaining: u64,
+    game_over: bool,
+) -> Result<crate::position::Position, RootError> {
+    let board: crate::board::Board = board.parse()?;
+    if !(1..=7).contains(&next) {
+        return Err(RootError::Next(next));
+    }
+    if !(1..=5).contains(&moves_remaining) {
+        return Err(RootError::MovesRemaining(moves_remaining));
+    }
+    Ok(crate::position::Position {
+        board,
+        next_disc: next as u8,
+        moves_remaining: moves_remaining as u8,
+        game_over,
+    })
+}
+
+/// An f64 as 16 lowercase hex digits of its bit pattern.
+pub fn f64_hex(v: f64) -> String {
+    format!("{:016x}", v.to_bits())
+}
+
+/// One output object of `drop7 decide`, with the golden file's field names.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DecideRecord {
+    /// Chosen column (source orientation); `null` for a game-over root.
+    pub action: Option<usize>,
+    /// Last completed iterative-deepening depth.
+    pub completed_depth: u32,
+    /// Per-column values as 16-hex-digit bit patterns, `null` if illegal.
+    pub values: [Option<String>; 7],
+    /// The same values as shortest round-trip decimals (compare bits, not these).
+    pub values_decimal: [Option<f64>; 7],
+    /// Logical work.
+    pub work: u64,
+    /// Max-node calls.
+    pub nodes: u64,
+    /// Table hits.
+    pub cache_hits: u64,
+    /// Table entries at the end.
+    pub cache_entries: u64,
+    /// Evictions / overwritten live slots.
+    pub evictions: u64,
+    /// Leaf evaluations.
+    pub leaf_calls: u64,
+    /// Sampled moves applied.
+    pub move_calls: u64,
+    /// Wall time of the decision in milliseconds.
+    pub ms: f64,
+}
+
+impl DecideRecord {
+    /// The record of `d`, timed at `ms` milliseconds.
+    pub fn new(d: &crate::search::Decision, ms: f64) -> DecideRecord {
+        DecideRecord {
+            action: d.action,
+            completed_depth: d.completed_depth,
+            values: d.values.map(|v| v.map(f64_hex)),
+            values_decimal: d.values,
+            work: d.stats.work,
+            nodes: d.stats.nodes,
+            cache_hits: d.stats.cache_hits,
+            cache_entries: d.stats.cache_entries,
+            evictions: d.stats.evictions,
+            leaf_calls: d.stats.leaf_calls,
+            move_calls: d.stats.move_calls,
+            ms,
+        }
+    }
+}
+
+/// One output object of `drop7 leaf`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct LeafRecord {
+    /// The fair-leaf value.
+    pub value: f64,
+    /// Its bit pattern, 16 lowercase hex digits.
+    pub bits: String,
+}
+
+/// The answer to a malformed input line: `{"line": k, "error": "…"}` (1-based `k`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct LineError {
+    /// 1-based line number.
+    pub line: usize,
+    /// What was wrong.
+    pub error: String,
+}

@@ -5,7 +5,9 @@ pub mod cascade;
 pub mod error;
 pub mod formats;
 pub mod game;
+pub mod leaf;
 pub mod gravity;
+pub mod player;
 pub mod policy;
 pub mod position;
 pub mod reference;
@@ -13,6 +15,7 @@ pub mod runner;
 pub mod rng;
 pub mod search;
 pub mod strata;
+pub mod table;
 
 pub use board::Board;
 pub use error::{BoardError, MoveError};
