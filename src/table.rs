@@ -130,7 +130,6 @@ pub struct StrictLru {
     mask: usize,
     head: u32, // most recent
     tail: u32, // least recent
-    free: Vec<u32>,
     evictions: u64,
 }
 
@@ -146,7 +145,6 @@ impl StrictLru {
             mask: slots - 1,
             head: NIL,
             tail: NIL,
-            free: Vec::new(),
             evictions: 0,
         }
     }
@@ -222,15 +220,11 @@ impl StrictLru {
         }
     }
 
-    fn len(&self) -> usize {
-        self.nodes.len() - self.free.len()
-    }
 }
 
 impl Table for StrictLru {
     fn clear(&mut self) {
         self.nodes.clear();
-        self.free.clear();
         self.slots.fill(NIL);
         self.head = NIL;
         self.tail = NIL;
@@ -262,24 +256,19 @@ impl Table for StrictLru {
             self.push_front(n);
             return;
         }
-        while self.len() >= self.capacity {
+        let node = LruNode { key: *key, value, prev: NIL, next: NIL };
+        // Size never exceeds C, so at most one eviction; its node is reused.
+        let n = if self.nodes.len() >= self.capacity {
             let t = self.tail;
             self.unlink(t);
             let (slot, _) = self.find_slot(&self.nodes[t as usize].key);
             self.remove_slot(slot);
-            self.free.push(t);
             self.evictions += 1;
-        }
-        let node = LruNode { key: *key, value, prev: NIL, next: NIL };
-        let n = match self.free.pop() {
-            Some(n) => {
-                self.nodes[n as usize] = node;
-                n
-            }
-            None => {
-                self.nodes.push(node);
-                (self.nodes.len() - 1) as u32
-            }
+            self.nodes[t as usize] = node;
+            t
+        } else {
+            self.nodes.push(node);
+            (self.nodes.len() - 1) as u32
         };
         // The eviction may have moved slots: search again for the free slot.
         let (i, _) = self.find_slot(key);
@@ -288,7 +277,7 @@ impl Table for StrictLru {
     }
 
     fn entries(&self) -> u64 {
-        self.len() as u64
+        self.nodes.len() as u64
     }
 
     fn evictions(&self) -> u64 {
