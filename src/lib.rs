@@ -6,6 +6,7 @@ pub mod error;
 pub mod formats;
 pub mod game;
 pub mod leaf;
+pub mod memo;
 pub mod gravity;
 pub mod player;
 pub mod policy;
