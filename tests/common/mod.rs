@@ -9,7 +9,10 @@ use serde_json::Value;
 
 /// Path of a file under `tests/data/`.
 pub fn data_path(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests").join("data").join(name)
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests")
+        .join("data")
+        .join(name)
 }
 
 /// All JSON lines of a gzipped `tests/data/` file.

@@ -1,0 +1,183 @@
+//! `drop7 decide`: per-column values of positions under the fair search, and
+//! `drop7 leaf`: fair-leaf values. Both read JSON lines on stdin (or, for
+//! `decide`, one root from flags) and answer each line in its place; a
+//! malformed line gets `{"line": k, "error": "…"}` and the exit code is 1 if any
+//! line failed (spec: search.md, search-golden-format.md).
+
+use std::io::{self, BufRead, BufWriter, Write};
+use std::time::Instant;
+
+use anyhow::{Context, Result, bail};
+use clap::Args;
+use drop7::formats::{DecideRecord, LeafRecord, LineError, f64_hex, parse_root_line, position_from_parts};
+use drop7::gravity::{Gravity, GravityChoice};
+use drop7::leaf::{FairLeaf, Leaf};
+use drop7::memo::MemoLeaf;
+use drop7::player::{FairSpec, TableSpec};
+use drop7::position::Position;
+use drop7::reference::search::ReferenceSearch;
+use drop7::search::{Decision, FairSearch, MAX_DEPTH, MAX_STRATA};
+use drop7::table::Table;
+
+/// Entries of the leaf memo the fast search uses (1.3 MB).
+pub const LEAF_MEMO_ENTRIES: usize = 1 << 15;
+
+/// Options of `drop7 decide`.
+#[derive(Args, Debug, Clone)]
+pub struct DecideArgs {
+    /// Search depth D (1-8): moves of look-ahead.
+    #[arg(long, default_value_t = 4, value_name = "D")]
+    pub depth: u32,
+    /// Strata S (1-32): samples per chance node.
+    #[arg(long, default_value_t = 5, value_name = "S")]
+    pub strata: u32,
+    /// Transposition table: none, lru:C (reference semantics), dm:N or sa:N[:W]
+    /// (N entries, a power of two; W ways, 2 or 4).
+    #[arg(long, default_value = "sa:65536:4", value_name = "TABLE")]
+    pub table: String,
+    /// Work budget [default: W(D,S)+1, which never binds].
+    #[arg(long, value_name = "W")]
+    pub max_work: Option<u64>,
+    /// One root from flags instead of stdin: the 49-character board…
+    #[arg(long, value_name = "BOARD", requires_all = ["next", "rise"])]
+    pub board: Option<String>,
+    /// …its next disc (1-7)…
+    #[arg(long, value_name = "N", requires = "board")]
+    pub next: Option<u64>,
+    /// …and the moves remaining before the rise (1-5).
+    #[arg(long, value_name = "R", requires = "board")]
+    pub rise: Option<u64>,
+    /// Search implementation: fast, or the plain reference oracle (slow; its
+    /// table is the strict LRU, so --table must be none or lru:C).
+    #[arg(long, default_value = "fast", value_name = "IMPL")]
+    pub search: String,
+    /// Gravity path of the fast search: auto, bmi2 or portable
+    /// [default: $DROP7_GRAVITY, else auto].
+    #[arg(long, value_name = "PATH")]
+    pub gravity: Option<String>,
+}
+
+/// A decision maker behind one interface for the line loop.
+trait Decider {
+    fn decide(&mut self, pos: &Position) -> Decision;
+}
+
+impl<L: Leaf, T: Table, G: Gravity> Decider for FairSearch<L, T, G> {
+    fn decide(&mut self, pos: &Position) -> Decision {
+        FairSearch::decide(self, pos)
+    }
+}
+
+impl Decider for ReferenceSearch {
+    fn decide(&mut self, pos: &Position) -> Decision {
+        ReferenceSearch::decide(self, &pos.board.to_cells(), pos.next_disc, pos.moves_remaining, pos.game_over)
+    }
+}
+
+/// Runs `drop7 decide`.
+pub fn run(args: &DecideArgs) -> Result<bool> {
+    if !(1..=MAX_DEPTH).contains(&args.depth) {
+        bail!("--depth must be 1-{MAX_DEPTH}, got {}", args.depth);
+    }
+    if !(1..=MAX_STRATA).contains(&args.strata) {
+        bail!("--strata must be 1-{MAX_STRATA}, got {}", args.strata);
+    }
+    let table: TableSpec = args.table.parse().context("--table")?;
+    let config = FairSpec { depth: args.depth, strata: args.strata }.config(args.max_work);
+    let single = match &args.board {
+        Some(b) => Some(
+            position_from_parts(b, args.next.unwrap_or(0), args.rise.unwrap_or(0), false)
+                .context("--board/--next/--rise")?,
+        ),
+        None => None,
+    };
+    match args.search.as_str() {
+        "fast" => {
+            let choice = match &args.gravity {
+                Some(g) => g.parse::<GravityChoice>().context("--gravity")?,
+                None => GravityChoice::from_env().context("DROP7_GRAVITY")?,
+            };
+            let path = choice.resolve()?;
+            drop7::with_gravity!(path, |g| drop7::with_table!(table, |t| {
+                let mut s = FairSearch::new(MemoLeaf::new(FairLeaf, LEAF_MEMO_ENTRIES), t, g, config);
+                answer(&mut s, single)
+            }))
+        }
+        "reference" => {
+            let capacity = match table {
+                TableSpec::None => 0,
+                TableSpec::Lru(c) => c,
+                other => bail!("--search reference supports --table none or lru:C, not {other}"),
+            };
+            answer(&mut ReferenceSearch::new(config, capacity), single)
+        }
+        other => bail!("unknown --search {other:?} (expected fast or reference)"),
+    }
+}
+
+fn decide_json<D: Decider>(d: &mut D, pos: &Position) -> Result<String> {
+    let t0 = Instant::now();
+    let decision = d.decide(pos);
+    let ms = t0.elapsed().as_secs_f64() * 1e3;
+    Ok(serde_json::to_string(&DecideRecord::new(&decision, ms))?)
+}
+
+/// Answers the single root or every stdin line; `Ok(false)` if a line failed.
+fn answer<D: Decider>(d: &mut D, single: Option<Position>) -> Result<bool> {
+    let mut out = BufWriter::new(io::stdout().lock());
+    if let Some(pos) = single {
+        writeln!(out, "{}", decide_json(d, &pos)?)?;
+        out.flush()?;
+        return Ok(true);
+    }
+    for_each_line(&mut out, |line| {
+        let pos = parse_root_line(line).map_err(|e| e.to_string())?;
+        decide_json(d, &pos).map_err(|e| e.to_string())
+    })
+}
+
+/// Reads stdin line by line; writes `f(line)` or a [`LineError`] for each
+/// non-blank line, flushing after each; `Ok(false)` if any line failed.
+fn for_each_line(out: &mut impl Write, mut f: impl FnMut(&str) -> Result<String, String>) -> Result<bool> {
+    let mut ok = true;
+    for (i, line) in io::stdin().lock().lines().enumerate() {
+        let line = match line {
+            Ok(l) => l,
+            Err(e) if e.kind() == io::ErrorKind::InvalidData => {
+                ok = false;
+                let err = LineError { line: i + 1, error: "line is not valid UTF-8".into() };
+                writeln!(out, "{}", serde_json::to_string(&err)?)?;
+                continue;
+            }
+            Err(e) => return Err(e).context("reading stdin"),
+        };
+        if line.trim().is_empty() {
+            continue;
+        }
+        match f(&line) {
+            Ok(json) => writeln!(out, "{json}")?,
+            Err(error) => {
+                ok = false;
+                writeln!(out, "{}", serde_json::to_string(&LineError { line: i + 1, error })?)?;
+            }
+        }
+        out.flush()?;
+    }
+    out.flush()?;
+    Ok(ok)
+}
+
+/// Options of `drop7 leaf` (none: it reads stdin).
+#[derive(Args, Debug, Clone)]
+pub struct LeafArgs {}
+
+/// Runs `drop7 leaf`: `{"board","next","movesRemaining","gameOver"}` lines in,
+/// `{"value","bits"}` lines out.
+pub fn run_leaf(_args: &LeafArgs) -> Result<bool> {
+    let mut out = BufWriter::new(io::stdout().lock());
+    for_each_line(&mut out, |line| {
+        let pos = parse_root_line(line).map_err(|e| e.to_string())?;
+        let value = FairLeaf::value(&pos);
+        serde_json::to_string(&LeafRecord { value, bits: f64_hex(value) }).map_err(|e| e.to_string())
+    })
+}

@@ -1,0 +1,68 @@
+//! The `drop7` command line (clap): `play`, `trace`, `bench`, `decide`, `leaf`. Options are
+//! checked and resolved once here; the work runs in generic library code
+//! (`drop7::runner`). Data goes to stdout or files, progress to stderr, and any
+//! error is one `error: …` line on stderr with a non-zero exit.
+
+pub mod bench;
+pub mod decide;
+pub mod play;
+pub mod spec;
+pub mod trace;
+
+use std::io;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+/// Exact, fast Drop7 Hardcore engine: play cohorts, trace games, benchmark.
+#[derive(Parser, Debug)]
+#[command(name = "drop7", version, about, propagate_version = true)]
+pub struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Play whole games on worker threads; summary on stdout, records to --out.
+    Play(play::PlayArgs),
+    /// Print one JSON line per move (the golden trace's first block) on stdout.
+    Trace(trace::TraceArgs),
+    /// Run the published benchmark workloads; JSON to --out, a table on stdout.
+    Bench(bench::BenchArgs),
+    /// Per-column values of positions under the fair search (JSON lines in and out).
+    Decide(decide::DecideArgs),
+    /// Fair-leaf values of positions (JSON lines in and out).
+    Leaf(decide::LeafArgs),
+}
+
+/// Parses the command line, runs it, and reports errors as one line.
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match &cli.command {
+        Command::Play(a) => play::run(a).map(|()| true),
+        Command::Trace(a) => trace::run(a).map(|()| true),
+        Command::Bench(a) => bench::run(a).map(|()| true),
+        // `false`: some input line was answered with an error object.
+        Command::Decide(a) => decide::run(a),
+        Command::Leaf(a) => decide::run_leaf(a),
+    };
+    match result {
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => ExitCode::FAILURE,
+        Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,
+        Err(e) => {
+            let msg = format!("{e:#}").replace('\n', " ");
+            eprintln!("error: {msg}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// A closed stdout (e.g. `drop7 trace | head`) ends the run quietly.
+fn is_broken_pipe(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| {
+        c.downcast_ref::<io::Error>()
+            .is_some_and(|io| io.kind() == io::ErrorKind::BrokenPipe)
+    })
+}

@@ -1,0 +1,297 @@
+//! What the command line selects once, at the boundary: the policy, the
+//! driver, the engine and its gravity path, the seed range. Dispatch into
+//! generic code happens through [`with_engine!`] and [`with_policy!`], so the
+//! hot loops are monomorphised per engine, gravity path and policy.
+
+use std::fmt;
+use std::str::FromStr;
+
+use anyhow::{Context, Result, anyhow, bail};
+use clap::Args;
+use drop7::formats::parse_seed;
+use drop7::game::DriverKind;
+use drop7::gravity::{GravityChoice, GravityPath};
+use drop7::player::{FairSpec, TableSpec};
+
+/// A policy named on the command line (`--policy`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PolicySpec {
+    /// First legal column in order 3, 2, 4, 1, 5, 0, 6 (rules.md §10).
+    Center,
+    /// The repository's random parity policy (rules.md §10).
+    Random,
+    /// The fair expectimax search (`fair` = the frozen reference's d4s5, or
+    /// `fair:dDsS`), one searcher with its own table per worker.
+    Fair(FairSpec),
+}
+
+impl fmt::Display for PolicySpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PolicySpec::Center => f.write_str("center"),
+            PolicySpec::Random => f.write_str("random"),
+            PolicySpec::Fair(spec) => spec.fmt(f),
+        }
+    }
+}
+
+impl FromStr for PolicySpec {
+    type Err = anyhow::Error;
+    fn from_str(s: &str) -> Result<PolicySpec> {
+        match s {
+            "center" => Ok(PolicySpec::Center),
+            "random" => Ok(PolicySpec::Random),
+            _ if s.starts_with("fair") => Ok(PolicySpec::Fair(s.parse().context("--policy")?)),
+            _ => bail!("unknown --policy {s:?} (expected center, random, fair or fair:dDsS)"),
+        }
+    }
+}
+
+/// The engine named by `--engine`, with its resolved gravity path.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EngineSel {
+    /// The packed engine on a gravity path.
+    Packed(GravityPath),
+    /// The plain reference engine (no gravity paths).
+    Reference,
+}
+
+impl EngineSel {
+    /// `"packed"` or `"reference"`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            EngineSel::Packed(_) => "packed",
+            EngineSel::Reference => "reference",
+        }
+    }
+
+    /// `"bmi2"`, `"portable"` or `"n/a"` (reference engine).
+    pub fn gravity_name(&self) -> &'static str {
+        match self {
+            EngineSel::Packed(p) => p.name(),
+            EngineSel::Reference => "n/a",
+        }
+    }
+}
+
+/// Resolves `--engine` and `--gravity` (default: `DROP7_GRAVITY`, else `auto`).
+pub fn resolve_engine(engine: &str, gravity: Option<&str>) -> Result<EngineSel> {
+    let packed = match engine {
+        "packed" => true,
+        "reference" => false,
+        other => bail!("unknown --engine {other:?} (expected packed or reference)"),
+    };
+    let choice = match gravity {
+        Some(g) => g.parse::<GravityChoice>().context("--gravity")?,
+        None => GravityChoice::from_env().context("DROP7_GRAVITY")?,
+    };
+    if !packed {
+        return Ok(EngineSel::Reference);
+    }
+    Ok(EngineSel::Packed(choice.resolve()?))
+}
+
+/// Parses `--driver`.
+pub fn parse_driver(s: &str) -> Result<DriverKind> {
+    match s {
+        "headless" => Ok(DriverKind::Headless),
+        "stream" => Ok(DriverKind::Stream),
+        other => bail!("unknown --driver {other:?} (expected headless or stream)"),
+    }
+}
+
+/// Options shared by `play` and `trace`.
+#[derive(Args, Debug, Clone)]
+pub struct GameArgs {
+    /// Policy: center, random, fair (the reference d4s5) or fair:dDsS (e.g. fair:d4s7).
+    #[arg(long, default_value = "center", value_name = "POLICY")]
+    pub policy: String,
+    /// Transposition table of a fair policy: none, lru:C, dm:N or sa:N[:W].
+    #[arg(long, default_value = "sa:65536:4", value_name = "TABLE")]
+    pub table: String,
+    /// Work budget per decision of a fair policy [default: W(D,S)+1, never binds].
+    #[arg(long, value_name = "W")]
+    pub max_work: Option<u64>,
+    /// Randomness driver: headless (per-move seeds) or stream (one stream per game).
+    #[arg(long, default_value = "headless", value_name = "DRIVER")]
+    pub driver: String,
+    /// First game seed, decimal or 0x hex; game i has seed start+i (mod 2^32).
+    #[arg(long, default_value = "1", value_name = "SEED")]
+    pub seed_start: String,
+    /// Move cap per game (a game reaching it is censored).
+    #[arg(long, default_value_t = 2000, value_name = "M")]
+    pub max_moves: u32,
+    /// Engine: packed (fast) or reference (plain, slow).
+    #[arg(long, default_value = "packed", value_name = "ENGINE")]
+    pub engine: String,
+    /// Gravity path of the packed engine: auto, bmi2 or portable
+    /// [default: $DROP7_GRAVITY, else auto].
+    #[arg(long, value_name = "PATH")]
+    pub gravity: Option<String>,
+}
+
+/// [`GameArgs`] checked and resolved.
+#[derive(Clone, Copy, Debug)]
+pub struct GameSetup {
+    /// The policy.
+    pub policy: PolicySpec,
+    /// The driver.
+    pub driver: DriverKind,
+    /// First seed.
+    pub seed_start: u32,
+    /// Games in the range.
+    pub games: u64,
+    /// Move cap.
+    pub max_moves: u32,
+    /// Engine and gravity path.
+    pub engine: EngineSel,
+    /// Transposition table of a fair policy.
+    pub table: TableSpec,
+    /// Work budget of a fair policy (`None`: W(D,S)+1).
+    pub max_work: Option<u64>,
+    /// Gravity path of a fair policy's search (the engine's, or resolved alone
+    /// for the reference engine).
+    pub search_gravity: GravityPath,
+}
+
+impl GameArgs {
+    /// Checks every option (the policy must be available) and resolves the engine.
+    pub fn resolve(&self, games: u64) -> Result<GameSetup> {
+        let policy: PolicySpec = self.policy.parse()?;
+        let driver = parse_driver(&self.driver)?;
+        let seed_start = parse_seed(&self.seed_start).map_err(|e| anyhow!("--seed-start: {e}"))?;
+        if games == 0 {
+            bail!("--games must be at least 1");
+        }
+        if games > 1 << 32 {
+            bail!("--games {games} exceeds 2^32 (the seed space)");
+        }
+        if self.max_moves == 0 {
+            bail!("--max-moves must be at least 1");
+        }
+        let engine = resolve_engine(&self.engine, self.gravity.as_deref())?;
+        let table: TableSpec = self.table.parse().context("--table")?;
+        let search_gravity = match engine {
+            EngineSel::Packed(path) => path,
+            EngineSel::Reference => match resolve_engine("packed", self.gravity.as_deref())? {
+                EngineSel::Packed(path) => path,
+                EngineSel::Reference => GravityPath::Portable,
+            },
+        };
+        Ok(GameSetup {
+            policy,
+            driver,
+            seed_start,
+            games,
+            max_moves: self.max_moves,
+            engine,
+            table,
+            max_work: self.max_work,
+            search_gravity,
+        })
+    }
+}
+
+/// Runs `$body` with `$e` bound to the concrete engine of an [`EngineSel`]
+/// (monomorphising `$body` per engine and gravity path).
+macro_rules! with_engine {
+    ($sel:expr, |$e:ident| $body:expr) => {
+        match $sel {
+            $crate::cli::spec::EngineSel::Packed(path) => {
+                drop7::with_gravity!(path, |g| {
+                    let $e = drop7::runner::PackedEngine(g);
+                    $body
+                })
+            }
+            $crate::cli::spec::EngineSel::Reference => {
+                let $e = drop7::runner::ReferenceEngine;
+                $body
+            }
+        }
+    };
+}
+
+/// Runs `$body` with `$make` bound to a policy factory (`Fn() -> P + Sync`)
+/// for the policy of a [`GameSetup`]; evaluates to `anyhow::Result<_>` of
+/// `$body`'s value. A fair policy is monomorphised per table type and gravity
+/// path; each worker clones the (empty) table prototype.
+macro_rules! with_policy {
+    ($setup:expr, |$make:ident| $body:expr) => {
+        match $setup.policy {
+            $crate::cli::spec::PolicySpec::Center => {
+                let $make = || drop7::runner::CenterPolicy;
+                anyhow::Ok($body)
+            }
+            $crate::cli::spec::PolicySpec::Random => {
+                let $make = drop7::runner::RandomParityPolicy::default;
+                anyhow::Ok($body)
+            }
+            $crate::cli::spec::PolicySpec::Fair(fair) => {
+                let config = fair.config($setup.max_work);
+                drop7::with_gravity!($setup.search_gravity, |g| drop7::with_table!($setup.table, |table| {
+                    let $make = || {
+                        drop7::player::FairPolicy::new(drop7::search::FairSearch::new(
+                            drop7::memo::MemoLeaf::new(drop7::leaf::FairLeaf, $crate::cli::decide::LEAF_MEMO_ENTRIES),
+                            table.clone(),
+                            g,
+                            config,
+                        ))
+                    };
+                    anyhow::Ok($body)
+                }))
+            }
+        }
+    };
+}
+
+pub(crate) use {with_engine, with_policy};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn policy_specs() {
+        assert_eq!("center".parse::<PolicySpec>().unwrap(), PolicySpec::Center);
+        assert_eq!("random".parse::<PolicySpec>().unwrap(), PolicySpec::Random);
+        assert!(matches!(
+            "fair".parse::<PolicySpec>().unwrap(),
+            PolicySpec::Fair(_)
+        ));
+        let f = "fair:d3s5".parse::<PolicySpec>().unwrap();
+        assert_eq!(
+            f,
+            PolicySpec::Fair(FairSpec {
+                depth: 3,
+                strata: 5
+            })
+        );
+        assert_eq!(f.to_string(), "fair:d3s5");
+        for bad in [
+            "",
+            "centre",
+            "fair:",
+            "fair:d3",
+            "fair:dxs5",
+            "fair:d9s5",
+            "fair:d3s0",
+        ] {
+            assert!(bad.parse::<PolicySpec>().is_err(), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn engines() {
+        assert_eq!(
+            resolve_engine("reference", Some("portable")).unwrap(),
+            EngineSel::Reference
+        );
+        assert_eq!(
+            resolve_engine("packed", Some("portable")).unwrap(),
+            EngineSel::Packed(GravityPath::Portable)
+        );
+        assert!(resolve_engine("fast", Some("auto")).is_err());
+        assert!(resolve_engine("packed", Some("avx")).is_err());
+        assert!(parse_driver("latent").is_err());
+    }
+}
