@@ -4,3 +4,4 @@
 //! tests compare them), and the "before" arm of every benchmark.
 pub mod engine;
 pub mod leaf;
+pub mod search;
