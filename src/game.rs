@@ -78,17 +78,28 @@ pub struct MoveSummary {
 /// drop, cascade, clear bonus, rise, game over. Updates `pos.board`,
 /// `pos.moves_remaining` and `pos.game_over`; does **not** draw the next disc
 /// (callers do, or overwrite it). Reveal values come from `rng`.
+///
+/// `settled` promises that no cell of `pos.board` would pop before the drop
+/// (true for every board a move leaves behind; see [`cascade::is_settled`]):
+/// the first wave then looks for poppers only where the drop changed a run.
+/// Pass `false` for a board of unknown origin. Either way the result is the
+/// same; the afterstate is always settled.
 #[inline]
 pub fn apply_move<G: Gravity, R: DiscSource, S: WaveSink>(
     gravity: G,
     pos: &mut Position,
     column: usize,
+    settled: bool,
     rng: &mut R,
     sink: &mut S,
 ) -> MoveSummary {
     let board = &mut pos.board;
     board.drop_disc(column, pos.next_disc);
-    let first = cascade::resolve(gravity, board, 1, rng, sink);
+    let first = if settled {
+        cascade::resolve_after_drop(gravity, board, column, rng, sink)
+    } else {
+        cascade::resolve(gravity, board, 1, rng, sink)
+    };
     let mut s = MoveSummary { score_delta: first.points, waves: first.waves, ..MoveSummary::default() };
     if board.is_empty() {
         s.score_delta += CLEAR_BONUS;
@@ -146,17 +157,23 @@ pub struct GameState {
     pub level: u32,
     /// Moves played so far.
     pub moves_played: u32,
+    /// Whether the board is known to be settled (no cell would pop): true from
+    /// the opening and after every move; a state built from arbitrary parts is
+    /// checked once.
+    settled: bool,
 }
 
 impl GameState {
     /// The opening state with the given first disc (rules.md §3).
     pub const fn new(first_disc: u8) -> GameState {
-        GameState { position: Position::initial(first_disc), score: 0, level: 1, moves_played: 0 }
+        GameState { position: Position::initial(first_disc), score: 0, level: 1, moves_played: 0, settled: true }
     }
 
-    /// A state from its parts (e.g. a fixture's "before" state).
-    pub const fn from_position(position: Position, score: u64, level: u32, moves_played: u32) -> GameState {
-        GameState { position, score, level, moves_played }
+    /// A state from its parts (e.g. a fixture's "before" state); the board may
+    /// hold poppers (they pop in the first wave of the next move).
+    pub fn from_position(position: Position, score: u64, level: u32, moves_played: u32) -> GameState {
+        let settled = cascade::is_settled(&position.board);
+        GameState { position, score, level, moves_played, settled }
     }
 
     /// The reference `playMove`: plays the next disc into `column`, drawing
@@ -173,7 +190,8 @@ impl GameState {
         sink: &mut S,
     ) -> Result<MoveSummary, MoveError> {
         check_move(&self.position, column)?;
-        let s = apply_move(gravity, &mut self.position, column, rng, sink);
+        let s = apply_move(gravity, &mut self.position, column, self.settled, rng, sink);
+        self.settled = true;
         if s.level_advanced {
             self.level += 1;
         }

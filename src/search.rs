@@ -143,6 +143,8 @@ pub struct FairSearch<L: Leaf, T: Table, G: Gravity> {
     gravity: G,
     config: SearchConfig,
     stats: SearchStats,
+    /// Whether the current root board is settled (children always are).
+    root_settled: bool,
 }
 
 impl<L: Leaf, T: Table, G: Gravity> FairSearch<L, T, G> {
@@ -150,7 +152,7 @@ impl<L: Leaf, T: Table, G: Gravity> FairSearch<L, T, G> {
     pub fn new(leaf: L, table: T, gravity: G, mut config: SearchConfig) -> Self {
         config.depth = config.depth.clamp(1, MAX_DEPTH);
         config.strata = config.strata.clamp(1, MAX_STRATA);
-        FairSearch { leaf, table, gravity, config, stats: SearchStats::default() }
+        FairSearch { leaf, table, gravity, config, stats: SearchStats::default(), root_settled: true }
     }
 
     /// The configuration.
@@ -183,6 +185,7 @@ impl<L: Leaf, T: Table, G: Gravity> FairSearch<L, T, G> {
         }
         let mut root = *source;
         let mirrored = canonicalize(&mut root.board);
+        self.root_settled = crate::cascade::is_settled(&root.board);
         let mut completed: Option<RootResult> = None;
         for d in 1..=self.config.depth {
             match self.root_iteration(&root, d) {
@@ -224,7 +227,7 @@ impl<L: Leaf, T: Table, G: Gravity> FairSearch<L, T, G> {
             if !root.board.is_legal(c) {
                 continue;
             }
-            let (v, e) = self.chance(root, c, d, seed, &discs)?;
+            let (v, e) = self.chance(root, c, d, self.root_settled, seed, &discs)?;
             values[c] = Some(v);
             expected[c] = Some(e);
             if v > best {
@@ -252,7 +255,15 @@ impl<L: Leaf, T: Table, G: Gravity> FairSearch<L, T, G> {
 
     /// Chance node `evaluateAction` (search.md §1.2): `(value, expected score)`.
     #[inline]
-    fn chance(&mut self, pos: &Position, column: usize, depth: u32, seed: u32, discs: &[u8; 32]) -> Step<(f64, f64)> {
+    fn chance(
+        &mut self,
+        pos: &Position,
+        column: usize,
+        depth: u32,
+        settled: bool,
+        seed: u32,
+        discs: &[u8; 32],
+    ) -> Step<(f64, f64)> {
         let strata = self.config.strata;
         let mut value = 0.0f64;
         let mut expected = 0.0f64;
@@ -260,7 +271,7 @@ impl<L: Leaf, T: Table, G: Gravity> FairSearch<L, T, G> {
             self.check_budget()?;
             let mut child = *pos;
             let mut rng = StratifiedRandom::new(seed, s, strata);
-            let m = apply_move(self.gravity, &mut child, column, &mut rng, &mut ());
+            let m = apply_move(self.gravity, &mut child, column, settled, &mut rng, &mut ());
             self.stats.work += 1;
             self.stats.move_calls += 1;
             let sd = m.score_delta as f64;
@@ -298,7 +309,7 @@ impl<L: Leaf, T: Table, G: Gravity> FairSearch<L, T, G> {
         let mut best = f64::NEG_INFINITY;
         for c in COLUMN_ORDER {
             if pos.board.is_legal(c) {
-                let (v, _) = self.chance(pos, c, depth, seed, &discs)?;
+                let (v, _) = self.chance(pos, c, depth, true, seed, &discs)?;
                 if v > best {
                     best = v;
                 }

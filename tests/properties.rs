@@ -84,6 +84,21 @@ proptest! {
         both_paths(&st, column, seed)?;
     }
 
+    /// Settled arbitrary boards (cascaded to rest first): the packed engine's
+    /// drop-local first wave must find exactly the reference's poppers.
+    #[test]
+    fn packed_equals_reference_on_settled_boards(
+        cells in arb_cells(), next in 1u8..=7, moves in 1u8..=5, column in 0usize..7, seed: u32,
+    ) {
+        let mut board = Board::from_cells(&cells);
+        drop7::cascade::resolve(Portable, &mut board, 1, &mut Mulberry32::new(seed ^ 1), &mut ());
+        prop_assert!(drop7::cascade::is_settled(&board));
+        let mut st = RefState::new(next);
+        st.board = board.to_cells();
+        st.moves_remaining = moves;
+        both_paths(&st, column, seed)?;
+    }
+
     /// Reachable states: a random prefix of a stream game, then one move.
     #[test]
     fn packed_equals_reference_on_reachable_states(
