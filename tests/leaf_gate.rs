@@ -76,11 +76,11 @@ fn decode(line: &str) -> Case {
     }
 }
 
-/// The `terms` array of a golden line, parsed with `str::parse::<f64>`.
-///
-/// Not through serde_json: without its `float_roundtrip` feature, serde_json's
-/// float parser is not correctly rounded and is off by one ulp on many of the
-/// `%.17g` terms (e.g. `7.3000000000000007` becomes `7.3`).
+/// The `terms` array of a golden line, parsed with `str::parse::<f64>`
+/// (correctly rounded, so the `%.17g` terms round-trip exactly) rather than
+/// through serde_json, whose default float parser is off by one ulp on many
+/// of them (e.g. `7.3000000000000007` becomes `7.3`) unless its
+/// `float_roundtrip` feature is on.
 fn golden_terms(line: &str) -> Option<[f64; TERM_COUNT]> {
     let start = line.find("\"terms\":[")? + "\"terms\":[".len();
     let len = line[start..].find(']').expect("terms end");
@@ -162,7 +162,11 @@ fn golden_file_is_complete() {
     let cases = cases();
     assert_eq!(cases.len(), 15_003);
     assert_eq!(cases.iter().filter(|c| c.terms.is_none()).count(), 3);
-    assert!(cases.iter().all(|c| c.terms.is_some() != c.position.game_over));
+    assert!(
+        cases
+            .iter()
+            .all(|c| c.terms.is_some() != c.position.game_over)
+    );
 }
 
 #[test]
@@ -180,7 +184,11 @@ fn plain_leaf_matches_golden_bits_and_terms() {
 
 #[test]
 fn fast_leaf_matches_golden_bits_and_terms() {
-    let tally = gate("fast", |c| FairLeaf.evaluate(&c.position), |c| FairLeaf::terms(&c.position));
+    let tally = gate(
+        "fast",
+        |c| FairLeaf.evaluate(&c.position),
+        |c| FairLeaf::terms(&c.position),
+    );
     assert_eq!((tally.bits, tally.total_terms()), (0, 0), "{tally:?}");
 }
 
@@ -189,18 +197,72 @@ fn fast_leaf_equals_plain_leaf_on_golden_states() {
     for c in cases() {
         let p = &c.position;
         let plain = fair_leaf(&c.cells, p.next_disc, p.moves_remaining, p.game_over);
-        assert_eq!(FairLeaf::value(p).to_bits(), plain.to_bits(), "{}", c.provenance);
+        assert_eq!(
+            FairLeaf::value(p).to_bits(),
+            plain.to_bits(),
+            "{}",
+            c.provenance
+        );
         if !p.game_over {
             let plain = fair_leaf_terms(&c.cells, p.next_disc, p.moves_remaining);
-            assert_eq!(FairLeaf::terms(p).map(f64::to_bits), plain.map(f64::to_bits));
+            assert_eq!(
+                FairLeaf::terms(p).map(f64::to_bits),
+                plain.map(f64::to_bits)
+            );
         }
     }
 }
 
 #[test]
 fn fast_constants_equal_plain_constants() {
-    assert_eq!(drop7::leaf::FAIR_WEIGHTS.map(f64::to_bits), FAIR_WEIGHTS.map(f64::to_bits));
+    assert_eq!(
+        drop7::leaf::FAIR_WEIGHTS.map(f64::to_bits),
+        FAIR_WEIGHTS.map(f64::to_bits)
+    );
     assert_eq!(drop7::leaf::FAIR_TERMINAL_UTILITY, FAIR_TERMINAL_UTILITY);
+}
+
+/// Fast equals plain, value and terms, on `cells` for every next disc and
+/// moves-remaining count.
+fn assert_fast_equals_plain(cells: &Cells) {
+    for next in 1..=7 {
+        for moves in 1..=5 {
+            let pos = Position {
+                board: Board::from_cells(cells),
+                next_disc: next,
+                moves_remaining: moves,
+                game_over: false,
+            };
+            let plain = fair_leaf_terms(cells, next, moves).map(f64::to_bits);
+            assert_eq!(
+                FairLeaf::terms(&pos).map(f64::to_bits),
+                plain,
+                "{}",
+                pos.board
+            );
+            let plain = fair_leaf(cells, next, moves, false).to_bits();
+            assert_eq!(FairLeaf::value(&pos).to_bits(), plain, "{}", pos.board);
+        }
+    }
+}
+
+#[test]
+fn fast_leaf_equals_plain_leaf_on_extreme_boards() {
+    let uniform = |code: u8| [code; CELLS];
+    for code in 0..=9 {
+        assert_fast_equals_plain(&uniform(code));
+    }
+    // Alternating codes over the full board, and single full columns.
+    for (a, b) in [(1, 2), (2, 9), (1, 8), (7, 1), (2, 2)] {
+        let cells: Cells = std::array::from_fn(|i| if i % 2 == 0 { a } else { b });
+        assert_fast_equals_plain(&cells);
+    }
+    for col in 0..SIZE {
+        for code in [1, 2, 7, 8] {
+            let cells: Cells = std::array::from_fn(|i| if i % SIZE == col { code } else { 0 });
+            assert_fast_equals_plain(&cells);
+        }
+    }
 }
 
 /// A bottom-packed board: per column a height and 7 cell codes (1..=9, the
@@ -244,31 +306,36 @@ proptest! {
     }
 }
 
-/// Nanoseconds per call of `f` over every golden state, best of `rounds`.
-fn time_per_leaf(rounds: usize, mut f: impl FnMut(&Case) -> f64) -> f64 {
-    let cases = cases();
+/// Nanoseconds per call of `f` over `inputs`, best of `rounds`.
+fn time_per_leaf<T>(inputs: &[T], rounds: usize, mut f: impl FnMut(&T) -> f64) -> f64 {
     let mut best = f64::INFINITY;
     for _ in 0..rounds {
         let start = Instant::now();
         let mut acc = 0.0;
-        for c in cases {
-            acc += f(std::hint::black_box(c));
+        for x in inputs {
+            acc += f(std::hint::black_box(x));
         }
         std::hint::black_box(acc);
-        best = best.min(start.elapsed().as_secs_f64() * 1e9 / cases.len() as f64);
+        best = best.min(start.elapsed().as_secs_f64() * 1e9 / inputs.len() as f64);
     }
     best
 }
 
-/// Timing of the fast and plain leaves over the golden states (run with
-/// `--ignored --nocapture` in release).
+/// Timing of the fast and plain leaves over the golden states, each arm on
+/// its own compact input (packed positions / row-major cells); run with
+/// `cargo test --release --test leaf_gate -- --ignored --nocapture`.
 #[test]
 #[ignore]
 fn leaf_timing() {
-    let fast = time_per_leaf(50, |c| FairLeaf.evaluate(&c.position));
-    let plain = time_per_leaf(5, |c| {
-        let p = &c.position;
-        fair_leaf(&c.cells, p.next_disc, p.moves_remaining, p.game_over)
+    let positions: Vec<Position> = cases().iter().map(|c| c.position).collect();
+    let cells: Vec<(Cells, Position)> = cases().iter().map(|c| (c.cells, c.position)).collect();
+    let fast = time_per_leaf(&positions, 100, |p| FairLeaf.evaluate(p));
+    let plain = time_per_leaf(&cells, 10, |(c, p)| {
+        fair_leaf(c, p.next_disc, p.moves_remaining, p.game_over)
     });
-    eprintln!("fast {fast:.1} ns/leaf, plain {plain:.1} ns/leaf, speed-up {:.1}x", plain / fast);
+    eprintln!(
+        "{} states: fast {fast:.1} ns/leaf, plain {plain:.1} ns/leaf, speed-up {:.1}x",
+        positions.len(),
+        plain / fast
+    );
 }

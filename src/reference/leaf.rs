@@ -65,6 +65,9 @@ pub struct LeafTerms(pub [f64; TERM_COUNT]);
 
 impl LeafTerms {
     /// The features of a non-terminal position; see [`fair_leaf_terms`].
+    ///
+    /// # Panics
+    /// As [`fair_leaf_terms`].
     pub fn new(cells: &Cells, next_disc: u8, moves_remaining: u8) -> LeafTerms {
         LeafTerms(fair_leaf_terms(cells, next_disc, moves_remaining))
     }
@@ -78,12 +81,13 @@ impl LeafTerms {
 /// fairLeaf (search.md §9): [`FAIR_TERMINAL_UTILITY`] if `game_over`, else the
 /// dot product of [`FAIR_WEIGHTS`] with [`fair_leaf_terms`].
 ///
-/// `cells` must be bottom-packed (as [`crate::board::parse_cells`] checks),
-/// `next_disc` in 1..=7 and `moves_remaining` in 1..=5 (the reference throws
-/// otherwise; the search never passes anything else).
+/// `cells` must be bottom-packed (as [`crate::board::parse_cells`] checks).
+///
+/// `next_disc` should be 1..=7 (any other value has no vertical options).
 ///
 /// # Panics
-/// If `moves_remaining` is 0 (and the game is not over).
+/// If the game is not over and `moves_remaining` is not in 1..=5 (the
+/// reference throws; the search never passes anything else).
 pub fn fair_leaf(cells: &Cells, next_disc: u8, moves_remaining: u8, game_over: bool) -> f64 {
     if game_over {
         return FAIR_TERMINAL_UTILITY;
@@ -106,13 +110,15 @@ pub fn dot_fair_weights(terms: &[f64; TERM_COUNT]) -> f64 {
 /// The 19 features of a non-terminal position in dot-product order
 /// (search.md §9.1–§9.8), term 17 (roughness) included.
 ///
-/// `cells`: row-major, bottom-packed; `next_disc` 1..=7; `moves_remaining`
-/// 1..=5 (see [`fair_leaf`]).
+/// `cells`: row-major, bottom-packed; see [`fair_leaf`] for `next_disc`.
 ///
 /// # Panics
-/// If `moves_remaining` is 0.
+/// If `moves_remaining` is not in 1..=5.
 pub fn fair_leaf_terms(cells: &Cells, next_disc: u8, moves_remaining: u8) -> [f64; TERM_COUNT] {
-    assert!(moves_remaining >= 1, "fairLeaf needs moves_remaining in 1..=5");
+    assert!(
+        (1..=5).contains(&moves_remaining),
+        "fairLeaf needs moves_remaining in 1..=5"
+    );
     let a = Analysis::new(cells);
     let (latent_chain_potential, dead_low_numbers) = a.release_inventory();
     [
@@ -155,11 +161,6 @@ fn elevation(row: usize) -> i32 {
 /// Whether a cell code is a numbered disc (1..=7).
 fn is_numbered(v: u8) -> bool {
     (1..=7).contains(&v)
-}
-
-/// Whether a cell code is a gray cover (8 solid or 9 cracked).
-fn is_cover(v: u8) -> bool {
-    v == SOLID || v == CRACKED
 }
 
 /// `readiness(cost) = 2^(1 - cost)` for `cost >= 1`, else `0.0` (search.md §9.2).
@@ -650,8 +651,16 @@ impl Analysis {
                     continue;
                 }
                 let support = self.neighbour_supports(row, col);
-                let first = if !support.is_empty() { support[0] * 0.35 } else { 0.0 };
-                let second = if support.len() > 1 { support[1] * 0.65 } else { 0.0 };
+                let first = if !support.is_empty() {
+                    support[0] * 0.35
+                } else {
+                    0.0
+                };
+                let second = if support.len() > 1 {
+                    support[1] * 0.65
+                } else {
+                    0.0
+                };
                 sum += first + second;
             }
         }
@@ -706,7 +715,11 @@ mod tests {
         let line = [true, true, false, true, false, false, true];
         assert_eq!(
             maximal_runs(&line),
-            vec![Run { start: 0, end: 1 }, Run { start: 3, end: 3 }, Run { start: 6, end: 6 }]
+            vec![
+                Run { start: 0, end: 1 },
+                Run { start: 3, end: 3 },
+                Run { start: 6, end: 6 }
+            ]
         );
     }
 
@@ -715,14 +728,15 @@ mod tests {
         let cells = parse_cells("0000000000000000000000000000000000000000008888888").unwrap();
         let terms = fair_leaf_terms(&cells, 4, 5);
         assert_eq!(terms[0], 7.0);
-        assert_eq!(terms[13], 8.3000000000000007);
+        // covered_height_risk: the bottom row's solids, left to right.
+        assert_eq!(terms[13], 1.65 + 1.0 + 1.0 + 1.0 + 1.0 + 1.0 + 1.65);
         assert_eq!(fair_leaf(&cells, 4, 5, false).to_bits(), 0xc0afb30000000000);
     }
 
     #[test]
-    fn cover_between_ready_discs() {
-        // A 1 on a solid: vertical addition readiness(1 - 2) = 0, horizontal:
-        // v = 1 = run length 1 -> none. So nothing is ready.
+    fn lone_one_on_a_gray_is_not_ready() {
+        // A 1 on a solid at row 5, column 4: its column is 2 high (no vertical
+        // addition) and its run is 1 long (no horizontal addition).
         let cells = parse_cells("0000000000000000000000000000000000000001008888888").unwrap();
         let a = Analysis::new(&cells);
         assert_eq!(a.addition[idx(5, 4)], 0.0);
