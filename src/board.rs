@@ -105,7 +105,9 @@ impl Board {
 
     /// The opening board: empty except a bottom row of seven solid grays.
     pub const fn initial() -> Board {
-        Board { cols: [RISEN_CELL; SIZE] }
+        Board {
+            cols: [RISEN_CELL; SIZE],
+        }
     }
 
     /// A board from its column words (bit layout in the module docs).
@@ -272,7 +274,9 @@ impl fmt::Debug for Board {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(f, "Board(")?;
         for row in 0..SIZE {
-            let line: String = (0..SIZE).map(|c| char::from(b'0' + self.cell(row, c))).collect();
+            let line: String = (0..SIZE)
+                .map(|c| char::from(b'0' + self.cell(row, c)))
+                .collect();
             writeln!(f, "  {line}")?;
         }
         write!(f, ")")
@@ -333,10 +337,19 @@ mod tests {
         assert_eq!("123".parse::<Board>(), Err(BoardError::Length(3)));
         let mut t = "0".repeat(48);
         t.push('x');
-        assert_eq!(t.parse::<Board>(), Err(BoardError::BadCell { index: 48, found: 'x' }));
+        assert_eq!(
+            t.parse::<Board>(),
+            Err(BoardError::BadCell {
+                index: 48,
+                found: 'x'
+            })
+        );
         let mut t = "0".repeat(49);
         t.replace_range(0..1, "1");
-        assert_eq!(t.parse::<Board>(), Err(BoardError::Floating { column: 0, row: 0 }));
+        assert_eq!(
+            t.parse::<Board>(),
+            Err(BoardError::Floating { column: 0, row: 0 })
+        );
     }
 
     #[test]
@@ -383,7 +396,7 @@ mod mirror_tests {
                     *w |= (1 + (x >> (3 + 2 * k)) % 3) << (4 * k);
                 }
             }
-            if x % 5 == 0 {
+            if x.is_multiple_of(5) {
                 cols[6] = cols[0];
                 cols[5] = cols[1];
             }

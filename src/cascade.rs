@@ -19,7 +19,9 @@
 //!
 //! Waves go to a caller-supplied [`WaveSink`], so the move path never allocates.
 
-use crate::board::{Board, COLUMN_BITS, NIBBLE_ONES, SIZE, nonzero_nibbles, word_height, zero_nibbles};
+use crate::board::{
+    Board, COLUMN_BITS, NIBBLE_ONES, SIZE, nonzero_nibbles, word_height, zero_nibbles,
+};
 use crate::gravity::Gravity;
 use crate::rng::DiscSource;
 
@@ -288,7 +290,12 @@ fn resolve_from<G: Gravity, R: DiscSource, S: WaveSink>(
             }
         }
         let points = u64::from(cleared) * wave_points(depth);
-        sink.push(Wave { depth, cleared, revealed, points });
+        sink.push(Wave {
+            depth,
+            cleared,
+            revealed,
+            points,
+        });
         result.points += points;
         result.waves += 1;
         for c in 0..SIZE {

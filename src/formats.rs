@@ -135,8 +135,11 @@ pub enum RootError {
 /// # Errors
 /// [`RootError`] naming the first problem found.
 pub fn parse_root_line(line: &str) -> Result<crate::position::Position, RootError> {
-    let v: serde_json::Value = serde_json::from_str(line).map_err(|e| RootError::Json(e.to_string()))?;
-    let obj = v.as_object().ok_or_else(|| RootError::Json("expected a JSON object".into()))?;
+    let v: serde_json::Value =
+        serde_json::from_str(line).map_err(|e| RootError::Json(e.to_string()))?;
+    let obj = v
+        .as_object()
+        .ok_or_else(|| RootError::Json("expected a JSON object".into()))?;
     let board = obj
         .get("board")
         .and_then(|b| b.as_str())

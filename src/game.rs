@@ -100,7 +100,11 @@ pub fn apply_move<G: Gravity, R: DiscSource, S: WaveSink>(
     } else {
         cascade::resolve(gravity, board, 1, rng, sink)
     };
-    let mut s = MoveSummary { score_delta: first.points, waves: first.waves, ..MoveSummary::default() };
+    let mut s = MoveSummary {
+        score_delta: first.points,
+        waves: first.waves,
+        ..MoveSummary::default()
+    };
     if board.is_empty() {
         s.score_delta += CLEAR_BONUS;
         s.cleared_board = true;
@@ -166,14 +170,31 @@ pub struct GameState {
 impl GameState {
     /// The opening state with the given first disc (rules.md §3).
     pub const fn new(first_disc: u8) -> GameState {
-        GameState { position: Position::initial(first_disc), score: 0, level: 1, moves_played: 0, settled: true }
+        GameState {
+            position: Position::initial(first_disc),
+            score: 0,
+            level: 1,
+            moves_played: 0,
+            settled: true,
+        }
     }
 
     /// A state from its parts (e.g. a fixture's "before" state); the board may
     /// hold poppers (they pop in the first wave of the next move).
-    pub fn from_position(position: Position, score: u64, level: u32, moves_played: u32) -> GameState {
+    pub fn from_position(
+        position: Position,
+        score: u64,
+        level: u32,
+        moves_played: u32,
+    ) -> GameState {
         let settled = cascade::is_settled(&position.board);
-        GameState { position, score, level, moves_played, settled }
+        GameState {
+            position,
+            score,
+            level,
+            moves_played,
+            settled,
+        }
     }
 
     /// The reference `playMove`: plays the next disc into `column`, drawing
@@ -230,7 +251,10 @@ impl Driver {
 
     /// The stream driver for `seed`.
     pub const fn stream(seed: u32) -> Driver {
-        Driver::Stream { seed, rng: Mulberry32::new(seed) }
+        Driver::Stream {
+            seed,
+            rng: Mulberry32::new(seed),
+        }
     }
 
     /// The game seed.
@@ -313,7 +337,11 @@ impl<G: Gravity> Game<G> {
             Driver::Headless { seed } => headless_disc(*seed, 0),
             Driver::Stream { rng, .. } => rng.draw_disc(),
         };
-        Game { state: GameState::new(first), driver, gravity }
+        Game {
+            state: GameState::new(first),
+            driver,
+            gravity,
+        }
     }
 
     /// The current state.
@@ -331,7 +359,11 @@ impl<G: Gravity> Game<G> {
     /// # Errors
     /// See [`check_move`]; nothing changes on error.
     #[inline]
-    pub fn play_into<S: WaveSink>(&mut self, column: usize, sink: &mut S) -> Result<MoveSummary, MoveError> {
+    pub fn play_into<S: WaveSink>(
+        &mut self,
+        column: usize,
+        sink: &mut S,
+    ) -> Result<MoveSummary, MoveError> {
         match &mut self.driver {
             Driver::Headless { seed } => {
                 let seed = *seed;

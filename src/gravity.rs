@@ -177,7 +177,8 @@ fn pext_is_slow() -> bool {
     {
         use std::arch::x86_64::__cpuid;
         let (vendor, leaf1) = (__cpuid(0), __cpuid(1));
-        let amd = vendor.ebx == 0x6874_7541 && vendor.edx == 0x6974_6E65 && vendor.ecx == 0x444D_4163;
+        let amd =
+            vendor.ebx == 0x6874_7541 && vendor.edx == 0x6974_6E65 && vendor.ecx == 0x444D_4163;
         if amd {
             let base = (leaf1.eax >> 8) & 0xF;
             let ext = (leaf1.eax >> 20) & 0xFF;
@@ -241,8 +242,13 @@ mod tests {
     use super::*;
 
     fn naive(w: u32) -> u32 {
-        let nibs: Vec<u32> = (0..8).map(|i| (w >> (4 * i)) & 0xF).filter(|&n| n != 0).collect();
-        nibs.iter().enumerate().fold(0, |a, (i, &n)| a | n << (4 * i))
+        let nibs: Vec<u32> = (0..8)
+            .map(|i| (w >> (4 * i)) & 0xF)
+            .filter(|&n| n != 0)
+            .collect();
+        nibs.iter()
+            .enumerate()
+            .fold(0, |a, (i, &n)| a | n << (4 * i))
     }
 
     #[test]

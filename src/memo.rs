@@ -41,7 +41,11 @@ impl<L: Leaf> MemoLeaf<L> {
     /// Wraps `inner` with a memo of `entries` slots (rounded up to a power of two).
     pub fn new(inner: L, entries: usize) -> Self {
         let n = entries.max(1).next_power_of_two();
-        MemoLeaf { inner, slots: vec![Slot::default(); n], mask: n - 1 }
+        MemoLeaf {
+            inner,
+            slots: vec![Slot::default(); n],
+            mask: n - 1,
+        }
     }
 
     /// Bytes held by the memo.

@@ -41,7 +41,10 @@ pub enum TableSpec {
 
 impl TableSpec {
     /// The default table: set-associative, 65,536 entries (2.9 MB), 4 ways.
-    pub const DEFAULT: TableSpec = TableSpec::SetAssociative { entries: 1 << 16, ways: 4 };
+    pub const DEFAULT: TableSpec = TableSpec::SetAssociative {
+        entries: 1 << 16,
+        ways: 4,
+    };
 }
 
 impl Default for TableSpec {
@@ -67,14 +70,17 @@ impl fmt::Display for TableSpec {
 pub struct SpecError(String);
 
 fn parse_count(text: &str, what: &str) -> Result<usize, SpecError> {
-    text.parse::<usize>().map_err(|_| SpecError(format!("{what}: {text:?} is not a non-negative integer")))
+    text.parse::<usize>()
+        .map_err(|_| SpecError(format!("{what}: {text:?} is not a non-negative integer")))
 }
 
 fn power_of_two(n: usize, spec: &str) -> Result<usize, SpecError> {
     if n.is_power_of_two() {
         Ok(n)
     } else {
-        Err(SpecError(format!("table {spec:?}: entries must be a power of two, got {n}")))
+        Err(SpecError(format!(
+            "table {spec:?}: entries must be a power of two, got {n}"
+        )))
     }
 }
 
@@ -88,7 +94,10 @@ impl FromStr for TableSpec {
                 0 => Ok(TableSpec::None),
                 c => Ok(TableSpec::Lru(c)),
             },
-            ["dm", n] => Ok(TableSpec::DirectMapped(power_of_two(parse_count(n, "dm entries")?, s)?)),
+            ["dm", n] => Ok(TableSpec::DirectMapped(power_of_two(
+                parse_count(n, "dm entries")?,
+                s,
+            )?)),
             ["sa", n] | ["sa", n, _] => {
                 let entries = power_of_two(parse_count(n, "sa entries")?, s)?;
                 let ways = match parts.get(2) {
@@ -96,14 +105,20 @@ impl FromStr for TableSpec {
                     None => 4,
                 };
                 if ways != 2 && ways != 4 {
-                    return Err(SpecError(format!("table {s:?}: ways must be 2 or 4, got {ways}")));
+                    return Err(SpecError(format!(
+                        "table {s:?}: ways must be 2 or 4, got {ways}"
+                    )));
                 }
                 if entries < ways {
-                    return Err(SpecError(format!("table {s:?}: needs at least {ways} entries")));
+                    return Err(SpecError(format!(
+                        "table {s:?}: needs at least {ways} entries"
+                    )));
                 }
                 Ok(TableSpec::SetAssociative { entries, ways })
             }
-            _ => Err(SpecError(format!("unknown table {s:?} (expected none, lru:C, dm:N or sa:N[:W])"))),
+            _ => Err(SpecError(format!(
+                "unknown table {s:?} (expected none, lru:C, dm:N or sa:N[:W])"
+            ))),
         }
     }
 }
@@ -128,18 +143,29 @@ impl FromStr for FairSpec {
     type Err = SpecError;
     fn from_str(s: &str) -> Result<FairSpec, SpecError> {
         if s == "fair" {
-            return Ok(FairSpec { depth: 4, strata: 5 });
+            return Ok(FairSpec {
+                depth: 4,
+                strata: 5,
+            });
         }
-        let bad = || SpecError(format!("unknown fair policy {s:?} (expected fair or fair:dDsS, e.g. fair:d4s7)"));
+        let bad = || {
+            SpecError(format!(
+                "unknown fair policy {s:?} (expected fair or fair:dDsS, e.g. fair:d4s7)"
+            ))
+        };
         let rest = s.strip_prefix("fair:d").ok_or_else(bad)?;
         let (d, st) = rest.split_once('s').ok_or_else(bad)?;
         let depth: u32 = d.parse().map_err(|_| bad())?;
         let strata: u32 = st.parse().map_err(|_| bad())?;
         if !(1..=MAX_DEPTH).contains(&depth) {
-            return Err(SpecError(format!("{s}: depth must be 1-{MAX_DEPTH}, got {depth}")));
+            return Err(SpecError(format!(
+                "{s}: depth must be 1-{MAX_DEPTH}, got {depth}"
+            )));
         }
         if !(1..=MAX_STRATA).contains(&strata) {
-            return Err(SpecError(format!("{s}: strata must be 1-{MAX_STRATA}, got {strata}")));
+            return Err(SpecError(format!(
+                "{s}: strata must be 1-{MAX_STRATA}, got {strata}"
+            )));
         }
         Ok(FairSpec { depth, strata })
     }
@@ -211,15 +237,37 @@ mod tests {
         assert_eq!("none".parse::<TableSpec>(), Ok(TableSpec::None));
         assert_eq!("lru:0".parse::<TableSpec>(), Ok(TableSpec::None));
         assert_eq!("lru:24000".parse::<TableSpec>(), Ok(TableSpec::Lru(24000)));
-        assert_eq!("dm:1024".parse::<TableSpec>(), Ok(TableSpec::DirectMapped(1024)));
-        assert_eq!("sa:1024:2".parse::<TableSpec>(), Ok(TableSpec::SetAssociative { entries: 1024, ways: 2 }));
+        assert_eq!(
+            "dm:1024".parse::<TableSpec>(),
+            Ok(TableSpec::DirectMapped(1024))
+        );
+        assert_eq!(
+            "sa:1024:2".parse::<TableSpec>(),
+            Ok(TableSpec::SetAssociative {
+                entries: 1024,
+                ways: 2
+            })
+        );
         assert!("sa:1024:3".parse::<TableSpec>().is_err());
         assert!("lru:x".parse::<TableSpec>().is_err());
         assert!("big".parse::<TableSpec>().is_err());
-        assert_eq!("fair:d5s7".parse::<FairSpec>(), Ok(FairSpec { depth: 5, strata: 7 }));
+        assert_eq!(
+            "fair:d5s7".parse::<FairSpec>(),
+            Ok(FairSpec {
+                depth: 5,
+                strata: 7
+            })
+        );
         assert!("fair:d9s7".parse::<FairSpec>().is_err());
         assert!("fair:d4s0".parse::<FairSpec>().is_err());
         assert!("fair:4,7".parse::<FairSpec>().is_err());
-        assert_eq!(FairSpec { depth: 4, strata: 7 }.to_string(), "fair:d4s7");
+        assert_eq!(
+            FairSpec {
+                depth: 4,
+                strata: 7
+            }
+            .to_string(),
+            "fair:d4s7"
+        );
     }
 }

@@ -25,7 +25,9 @@ pub struct RandomPolicy {
 impl RandomPolicy {
     /// The policy stream of game `seed`.
     pub const fn new(seed: u32) -> RandomPolicy {
-        RandomPolicy { rng: Mulberry32::new(random_policy_seed(seed)) }
+        RandomPolicy {
+            rng: Mulberry32::new(random_policy_seed(seed)),
+        }
     }
 
     /// Chooses a column (draws once); `None` if no column is legal.

@@ -122,7 +122,10 @@ mod tests {
     fn mulberry32_vectors() {
         let mut r = Mulberry32::new(1);
         let bits: Vec<u32> = (0..5).map(|_| r.next_bits()).collect();
-        assert_eq!(bits, [2693262067, 11749833, 2265367787, 4213581821, 4159151403]);
+        assert_eq!(
+            bits,
+            [2693262067, 11749833, 2265367787, 4213581821, 4159151403]
+        );
         let mut r = Mulberry32::new(1);
         let discs: Vec<u8> = (0..10).map(|_| r.draw_disc()).collect();
         assert_eq!(discs, [5, 1, 4, 7, 7, 2, 5, 6, 3, 7]);

@@ -17,7 +17,11 @@ pub struct SearchConfig {
 impl SearchConfig {
     /// A config with the default budget `W(D,S) + 1`, which never binds.
     pub fn new(depth: u32, strata: u32) -> SearchConfig {
-        SearchConfig { depth, strata, max_work: worst_case_work(depth, strata).saturating_add(1) }
+        SearchConfig {
+            depth,
+            strata,
+            max_work: worst_case_work(depth, strata).saturating_add(1),
+        }
     }
 }
 
@@ -152,7 +156,14 @@ impl<L: Leaf, T: Table, G: Gravity> FairSearch<L, T, G> {
     pub fn new(leaf: L, table: T, gravity: G, mut config: SearchConfig) -> Self {
         config.depth = config.depth.clamp(1, MAX_DEPTH);
         config.strata = config.strata.clamp(1, MAX_STRATA);
-        FairSearch { leaf, table, gravity, config, stats: SearchStats::default(), root_settled: true }
+        FairSearch {
+            leaf,
+            table,
+            gravity,
+            config,
+            stats: SearchStats::default(),
+            root_settled: true,
+        }
     }
 
     /// The configuration.
@@ -250,7 +261,11 @@ impl<L: Leaf, T: Table, G: Gravity> FairSearch<L, T, G> {
 
     #[inline(always)]
     fn check_budget(&self) -> Step<()> {
-        if self.stats.work >= self.config.max_work { Err(WorkLimitReached) } else { Ok(()) }
+        if self.stats.work >= self.config.max_work {
+            Err(WorkLimitReached)
+        } else {
+            Ok(())
+        }
     }
 
     /// Chance node `evaluateAction` (search.md §1.2): `(value, expected score)`.
@@ -298,11 +313,11 @@ impl<L: Leaf, T: Table, G: Gravity> FairSearch<L, T, G> {
             return Ok(self.leaf.evaluate(pos));
         }
         let key = Key::new(pos, depth);
-        if T::ENABLED {
-            if let Some(v) = self.table.probe(&key) {
-                self.stats.cache_hits += 1;
-                return Ok(v);
-            }
+        if T::ENABLED
+            && let Some(v) = self.table.probe(&key)
+        {
+            self.stats.cache_hits += 1;
+            return Ok(v);
         }
         let seed = scenario_seed(&pos.board, pos.next_disc, pos.moves_remaining, depth);
         let discs = self.next_discs(seed);

@@ -30,8 +30,9 @@ pub fn stratified_unit(seed: u32, sample: u32, count: u32, domain: u32, event: u
     let event_seed = mix32(seed ^ domain ^ event.wrapping_add(1).wrapping_mul(DEPTH_MULTIPLIER));
     let rotation = event_seed % count;
     let stratum = (sample + rotation) % count;
-    let jitter = f64::from(mix32(event_seed ^ sample.wrapping_add(1).wrapping_mul(SAMPLE_MULTIPLIER)))
-        / 4_294_967_296.0;
+    let jitter = f64::from(mix32(
+        event_seed ^ sample.wrapping_add(1).wrapping_mul(SAMPLE_MULTIPLIER),
+    )) / 4_294_967_296.0;
     (f64::from(stratum) + jitter) / f64::from(count)
 }
 
@@ -64,14 +65,25 @@ pub struct StratifiedRandom {
 impl StratifiedRandom {
     /// Stream `sample` of a chance node with scenario seed `seed` and `count` strata.
     pub const fn new(seed: u32, sample: u32, count: u32) -> StratifiedRandom {
-        StratifiedRandom { seed, sample, count, event: 0 }
+        StratifiedRandom {
+            seed,
+            sample,
+            count,
+            event: 0,
+        }
     }
 }
 
 impl DiscSource for StratifiedRandom {
     #[inline]
     fn draw_disc(&mut self) -> u8 {
-        let d = unit_to_disc(stratified_unit(self.seed, self.sample, self.count, REVEAL_DOMAIN, self.event));
+        let d = unit_to_disc(stratified_unit(
+            self.seed,
+            self.sample,
+            self.count,
+            REVEAL_DOMAIN,
+            self.event,
+        ));
         self.event += 1;
         d
     }
@@ -116,9 +128,14 @@ mod tests {
 
     #[test]
     fn packed_seed_equals_cells_seed() {
-        let b: Board = "0000000000000000000000000000000400000050008888898".parse().unwrap();
+        let b: Board = "0000000000000000000000000000000400000050008888898"
+            .parse()
+            .unwrap();
         for d in 0..5 {
-            assert_eq!(scenario_seed(&b, 3, 2, d), scenario_seed_cells(&b.to_cells(), 3, 2, d));
+            assert_eq!(
+                scenario_seed(&b, 3, 2, d),
+                scenario_seed_cells(&b.to_cells(), 3, 2, d)
+            );
         }
     }
 

@@ -210,7 +210,11 @@ impl StrictLru {
                 }
                 let home = self.nodes[n as usize].key.hash() as usize & self.mask;
                 // Move n into i if its home is not in (i, j] cyclically.
-                let between = if i <= j { i < home && home <= j } else { i < home || home <= j };
+                let between = if i <= j {
+                    i < home && home <= j
+                } else {
+                    i < home || home <= j
+                };
                 if !between {
                     self.slots[i] = n;
                     i = j;
@@ -219,7 +223,6 @@ impl StrictLru {
             }
         }
     }
-
 }
 
 impl Table for StrictLru {
@@ -256,7 +259,12 @@ impl Table for StrictLru {
             self.push_front(n);
             return;
         }
-        let node = LruNode { key: *key, value, prev: NIL, next: NIL };
+        let node = LruNode {
+            key: *key,
+            value,
+            prev: NIL,
+            next: NIL,
+        };
         // Size never exceeds C, so at most one eviction; its node is reused.
         let n = if self.nodes.len() >= self.capacity {
             let t = self.tail;
@@ -321,7 +329,13 @@ impl DirectMapped {
     /// A table of `entries` slots (rounded up to a power of two, at least 1).
     pub fn new(entries: usize) -> DirectMapped {
         let n = entries.max(1).next_power_of_two();
-        DirectMapped { slots: vec![Slot::default(); n], mask: n - 1, generation: 1, entries: 0, evictions: 0 }
+        DirectMapped {
+            slots: vec![Slot::default(); n],
+            mask: n - 1,
+            generation: 1,
+            entries: 0,
+            evictions: 0,
+        }
     }
 }
 
@@ -353,7 +367,11 @@ impl Table for DirectMapped {
         } else if s.key != *key {
             self.evictions += 1;
         }
-        *s = Slot { key: *key, generation, value };
+        *s = Slot {
+            key: *key,
+            generation,
+            value,
+        };
     }
 
     fn entries(&self) -> u64 {
@@ -448,7 +466,10 @@ impl Table for SetAssociative {
                 victim_rank = (0, 0);
                 break;
             }
-            let rank = (s.key.depth() + 1, self.clock.wrapping_sub(self.ages[i]).wrapping_neg());
+            let rank = (
+                s.key.depth() + 1,
+                self.clock.wrapping_sub(self.ages[i]).wrapping_neg(),
+            );
             if rank < victim_rank {
                 victim = i;
                 victim_rank = rank;
@@ -457,7 +478,11 @@ impl Table for SetAssociative {
         if victim_rank != (0, 0) {
             self.evictions += 1;
         }
-        self.slots[victim] = Slot { key: *key, generation, value };
+        self.slots[victim] = Slot {
+            key: *key,
+            generation,
+            value,
+        };
         self.ages[victim] = self.clock;
     }
 
@@ -516,7 +541,7 @@ mod tests {
             x ^= x >> 17;
             x ^= x << 5;
             let k = key(x % 200, 1 + x % 3);
-            if x % 2 == 0 {
+            if x.is_multiple_of(2) {
                 let want = model.iter().position(|e| e.0 == k);
                 let got = t.probe(&k);
                 assert_eq!(got, want.map(|i| model[i].1), "step {step}");
@@ -542,7 +567,10 @@ mod tests {
         t.store(&key(2, 2), 2.0); // shallower: refused
         assert_eq!(t.probe(&key(1, 3)), Some(1.0));
         t.store(&key(3, 3), 3.0); // same depth: replaces
-        assert_eq!((t.probe(&key(1, 3)), t.probe(&key(3, 3))), (None, Some(3.0)));
+        assert_eq!(
+            (t.probe(&key(1, 3)), t.probe(&key(3, 3))),
+            (None, Some(3.0))
+        );
         assert_eq!((t.entries(), t.evictions()), (1, 1));
         t.clear();
         assert_eq!(t.probe(&key(3, 3)), None);

@@ -49,7 +49,11 @@ fn allocations_during(f: impl FnOnce()) -> usize {
 fn games<G: Gravity>(g: G) -> u64 {
     let mut moves = 0;
     for seed in 0..300u32 {
-        let driver = if seed % 2 == 0 { Driver::headless(seed) } else { Driver::stream(seed) };
+        let driver = if seed % 2 == 0 {
+            Driver::headless(seed)
+        } else {
+            Driver::stream(seed)
+        };
         let mut game = Game::with_gravity(driver, g);
         let mut stats = WaveStats::default();
         while !game.is_over() {
@@ -70,10 +74,18 @@ fn board_is_28_bytes() {
 #[test]
 fn no_allocation_per_move_or_per_search_node() {
     let mut moves = 0;
-    assert_eq!(allocations_during(|| moves = games(Portable)), 0, "portable move path allocated");
+    assert_eq!(
+        allocations_during(|| moves = games(Portable)),
+        0,
+        "portable move path allocated"
+    );
     assert!(moves > 5_000);
     if let Some(b) = Bmi2::detect() {
-        assert_eq!(allocations_during(|| moves = games(b)), 0, "bmi2 move path allocated");
+        assert_eq!(
+            allocations_during(|| moves = games(b)),
+            0,
+            "bmi2 move path allocated"
+        );
     }
 
     let roots: Vec<Position> = [
@@ -81,7 +93,12 @@ fn no_allocation_per_move_or_per_search_node() {
         "0000000000000000000000000000404400088888388888888",
     ]
     .iter()
-    .map(|b| Position { board: b.parse().unwrap(), next_disc: 3, moves_remaining: 2, game_over: false })
+    .map(|b| Position {
+        board: b.parse().unwrap(),
+        next_disc: 3,
+        moves_remaining: 2,
+        game_over: false,
+    })
     .collect();
     fn decide_all<T: Table>(table: T, roots: &[Position]) -> usize {
         let mut s = FairSearch::new(FairLeaf, table, Portable, SearchConfig::new(3, 5));
@@ -92,8 +109,24 @@ fn no_allocation_per_move_or_per_search_node() {
             }
         })
     }
-    assert_eq!(decide_all(NoTable, &roots), 0, "search without a table allocated");
-    assert_eq!(decide_all(StrictLru::new(500), &roots), 0, "search with an LRU allocated");
-    assert_eq!(decide_all(DirectMapped::new(1 << 12), &roots), 0, "direct-mapped search allocated");
-    assert_eq!(decide_all(SetAssociative::new(1 << 12, 4), &roots), 0, "set-associative search allocated");
+    assert_eq!(
+        decide_all(NoTable, &roots),
+        0,
+        "search without a table allocated"
+    );
+    assert_eq!(
+        decide_all(StrictLru::new(500), &roots),
+        0,
+        "search with an LRU allocated"
+    );
+    assert_eq!(
+        decide_all(DirectMapped::new(1 << 12), &roots),
+        0,
+        "direct-mapped search allocated"
+    );
+    assert_eq!(
+        decide_all(SetAssociative::new(1 << 12, 4), &roots),
+        0,
+        "set-associative search allocated"
+    );
 }

@@ -52,9 +52,14 @@ fn packed<G: Gravity>(gravity: G, c: &Case) -> Got {
         game_over: false,
     };
     let mut st = GameState::from_position(pos, c.score, c.level, c.moves_played);
-    let mut rng = CountingSource { inner: Mulberry32::new(c.seed), draws: 0 };
+    let mut rng = CountingSource {
+        inner: Mulberry32::new(c.seed),
+        draws: 0,
+    };
     let mut waves: Vec<Wave> = Vec::new();
-    let s = st.play_with(gravity, c.column, &mut rng, &mut waves).unwrap();
+    let s = st
+        .play_with(gravity, c.column, &mut rng, &mut waves)
+        .unwrap();
     let rec = TraceRecord {
         seed: c.seed,
         move_number: st.moves_played,
@@ -70,7 +75,11 @@ fn packed<G: Gravity>(gravity: G, c: &Case) -> Got {
         waves,
         board: st.position.board.to_string(),
     };
-    let next = if st.position.game_over { Value::Null } else { st.position.next_disc.into() };
+    let next = if st.position.game_over {
+        Value::Null
+    } else {
+        st.position.next_disc.into()
+    };
     let term = s.terminal.map_or(Value::Null, |t| t.as_str().into());
     (serde_json::to_string(&rec).unwrap(), next, term, rng.draws)
 }
@@ -82,7 +91,10 @@ fn reference(c: &Case) -> Got {
     st.score = c.score;
     st.level = c.level;
     st.moves_played = c.moves_played;
-    let mut rng = CountingSource { inner: Mulberry32::new(c.seed), draws: 0 };
+    let mut rng = CountingSource {
+        inner: Mulberry32::new(c.seed),
+        draws: 0,
+    };
     let m = st.play(c.column, &mut rng).unwrap();
     let rec = TraceRecord {
         seed: c.seed,
@@ -99,7 +111,11 @@ fn reference(c: &Case) -> Got {
         waves: m.waves,
         board: format_cells(&st.board),
     };
-    let next = if st.game_over { Value::Null } else { st.next_disc.into() };
+    let next = if st.game_over {
+        Value::Null
+    } else {
+        st.next_disc.into()
+    };
     let term = m.terminal.map_or(Value::Null, |t| t.as_str().into());
     (serde_json::to_string(&rec).unwrap(), next, term, rng.draws)
 }
@@ -118,7 +134,10 @@ fn fixtures_match_on_every_engine() {
             g["terminalReason"].clone(),
             g["streamDraws"].as_u64().unwrap() as u32,
         );
-        let mut arms = vec![("portable", packed(Portable, &c)), ("reference", reference(&c))];
+        let mut arms = vec![
+            ("portable", packed(Portable, &c)),
+            ("reference", reference(&c)),
+        ];
         if let Some(b) = Bmi2::detect() {
             arms.push(("bmi2", packed(b, &c)));
         }

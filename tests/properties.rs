@@ -14,9 +14,17 @@ use proptest::prelude::*;
 
 /// Plays `column` from the same state on the packed engine (gravity `g`) and
 /// the reference engine with the same Mulberry32 seed; asserts equal results.
-fn same_move<G: Gravity>(g: G, st: &RefState, column: usize, seed: u32) -> Result<(), TestCaseError> {
+fn same_move<G: Gravity>(
+    g: G,
+    st: &RefState,
+    column: usize,
+    seed: u32,
+) -> Result<(), TestCaseError> {
     let mut r = *st;
-    let mut rr = CountingSource { inner: Mulberry32::new(seed), draws: 0 };
+    let mut rr = CountingSource {
+        inner: Mulberry32::new(seed),
+        draws: 0,
+    };
     let want = r.play(column, &mut rr);
     let pos = Position {
         board: Board::from_cells(&st.board),
@@ -25,7 +33,10 @@ fn same_move<G: Gravity>(g: G, st: &RefState, column: usize, seed: u32) -> Resul
         game_over: st.game_over,
     };
     let mut p = GameState::from_position(pos, st.score, st.level, st.moves_played);
-    let mut pr = CountingSource { inner: Mulberry32::new(seed), draws: 0 };
+    let mut pr = CountingSource {
+        inner: Mulberry32::new(seed),
+        draws: 0,
+    };
     let mut waves: Vec<Wave> = Vec::new();
     let got = p.play_with(g, column, &mut pr, &mut waves);
     match (want, got) {
@@ -43,7 +54,10 @@ fn same_move<G: Gravity>(g: G, st: &RefState, column: usize, seed: u32) -> Resul
     prop_assert_eq!(r.next_disc, p.position.next_disc);
     prop_assert_eq!(r.moves_remaining, p.position.moves_remaining);
     prop_assert_eq!(r.game_over, p.position.game_over);
-    prop_assert_eq!((r.score, r.level, r.moves_played), (p.score, p.level, p.moves_played));
+    prop_assert_eq!(
+        (r.score, r.level, r.moves_played),
+        (p.score, p.level, p.moves_played)
+    );
     prop_assert_eq!(rr.draws, pr.draws);
     Ok(())
 }
@@ -58,15 +72,19 @@ fn both_paths(st: &RefState, column: usize, seed: u32) -> Result<(), TestCaseErr
 
 /// An arbitrary bottom-packed board: per column a height and cell codes 1..=9.
 fn arb_cells() -> impl Strategy<Value = Cells> {
-    (proptest::collection::vec(0usize..=7, SIZE), proptest::collection::vec(1u8..=9, CELLS)).prop_map(|(h, v)| {
-        let mut cells = [0u8; CELLS];
-        for c in 0..SIZE {
-            for k in 0..h[c] {
-                cells[(SIZE - 1 - k) * SIZE + c] = v[k * SIZE + c];
+    (
+        proptest::collection::vec(0usize..=7, SIZE),
+        proptest::collection::vec(1u8..=9, CELLS),
+    )
+        .prop_map(|(h, v)| {
+            let mut cells = [0u8; CELLS];
+            for c in 0..SIZE {
+                for k in 0..h[c] {
+                    cells[(SIZE - 1 - k) * SIZE + c] = v[k * SIZE + c];
+                }
             }
-        }
-        cells
-    })
+            cells
+        })
 }
 
 proptest! {

@@ -46,7 +46,10 @@ fn run_lru<G: Gravity>(gravity: G, g: &Value) -> Decision {
 }
 
 fn hex_values(d: &Decision) -> Vec<Value> {
-    d.values.iter().map(|v| v.map_or(Value::Null, |x| format!("{:016x}", x.to_bits()).into())).collect()
+    d.values
+        .iter()
+        .map(|v| v.map_or(Value::Null, |x| format!("{:016x}", x.to_bits()).into()))
+        .collect()
 }
 
 /// Mismatching field names of `d` against golden record `g` (counts included when `counts`).
@@ -61,8 +64,17 @@ fn diff(d: &Decision, g: &Value, counts: bool) -> Vec<String> {
     if hex_values(d) != *g["values"].as_array().unwrap() {
         bad.push("values".into());
     }
-    let exp: Vec<Value> = d.expected_scores.iter().map(|v| v.map_or(Value::Null, Value::from)).collect();
-    let want_exp: Vec<Option<f64>> = g["expectedScores"].as_array().unwrap().iter().map(|v| v.as_f64()).collect();
+    let exp: Vec<Value> = d
+        .expected_scores
+        .iter()
+        .map(|v| v.map_or(Value::Null, Value::from))
+        .collect();
+    let want_exp: Vec<Option<f64>> = g["expectedScores"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_f64())
+        .collect();
     let got_exp: Vec<Option<f64>> = exp.iter().map(|v| v.as_f64()).collect();
     if got_exp != want_exp {
         bad.push("expectedScores".into());
@@ -101,12 +113,20 @@ fn gate(filter: impl Fn(&Value) -> bool) -> usize {
         if !bad.is_empty() {
             mismatches += 1;
             if mismatches <= 10 {
-                eprintln!("root {} {}: {}", g["root"], g["config"]["name"], bad.join(", "));
+                eprintln!(
+                    "root {} {}: {}",
+                    g["root"],
+                    g["config"]["name"],
+                    bad.join(", ")
+                );
             }
         }
         checked += 1;
     }
-    assert_eq!(mismatches, 0, "{mismatches} of {checked} search records differ");
+    assert_eq!(
+        mismatches, 0,
+        "{mismatches} of {checked} search records differ"
+    );
     checked
 }
 
@@ -132,7 +152,10 @@ fn tables_do_not_change_values() {
         let c = config(g);
         c.depth <= 3 && c.max_work > worst_case_work(c.depth, c.strata)
     }) {
-        let want = (hex_values(&run(NoTable, Portable, g)), run(NoTable, Portable, g).action);
+        let want = (
+            hex_values(&run(NoTable, Portable, g)),
+            run(NoTable, Portable, g).action,
+        );
         let arms = [
             run(StrictLru::new(500), Portable, g),
             run(DirectMapped::new(1 << 10), Portable, g),
@@ -140,8 +163,17 @@ fn tables_do_not_change_values() {
             run(SetAssociative::new(1 << 12, 4), Portable, g),
         ];
         for d in arms {
-            assert_eq!((hex_values(&d), d.action), want, "root {} {}", g["root"], g["config"]["name"]);
-            assert_eq!(u64::from(d.completed_depth), g["completedDepth"].as_u64().unwrap());
+            assert_eq!(
+                (hex_values(&d), d.action),
+                want,
+                "root {} {}",
+                g["root"],
+                g["config"]["name"]
+            );
+            assert_eq!(
+                u64::from(d.completed_depth),
+                g["completedDepth"].as_u64().unwrap()
+            );
         }
         checked += 1;
     }

@@ -19,7 +19,10 @@ use serde_json::Value;
 fn gate<E: Engine, P: Policy>(engine: E, mut policy: P, file: &str, driver: DriverKind) -> usize {
     let golden = read_jsonl_gz(file);
     let raw = read_lines_gz(file);
-    let mut seeds: Vec<u32> = golden.iter().map(|g| g["seed"].as_u64().unwrap() as u32).collect();
+    let mut seeds: Vec<u32> = golden
+        .iter()
+        .map(|g| g["seed"].as_u64().unwrap() as u32)
+        .collect();
     seeds.dedup();
     let mut got: Vec<(String, TraceExtras)> = Vec::new();
     for &seed in &seeds {
@@ -32,25 +35,51 @@ fn gate<E: Engine, P: Policy>(engine: E, mut policy: P, file: &str, driver: Driv
     for ((g, raw), (line, extras)) in golden.iter().zip(&raw).zip(&got) {
         // Byte-level: our line must equal the golden line's first block.
         let want_line = first_block(raw);
-        let next = extras.next_disc.map_or(Value::Null, |d| Value::from(d));
-        let term = extras.terminal.map_or(Value::Null, |t| Value::from(t.as_str()));
+        let next = extras.next_disc.map_or(Value::Null, Value::from);
+        let term = extras
+            .terminal
+            .map_or(Value::Null, |t| Value::from(t.as_str()));
         if *line != want_line || next != g["nextDisc"] || term != g["terminalReason"] {
             if mismatches < 5 {
-                eprintln!("{file}: seed {} move {}:\n want {want_line}\n got  {line}\n next {next} vs {}, terminal {term} vs {}",
-                    g["seed"], g["move"], g["nextDisc"], g["terminalReason"]);
+                eprintln!(
+                    "{file}: seed {} move {}:\n want {want_line}\n got  {line}\n next {next} vs {}, terminal {term} vs {}",
+                    g["seed"], g["move"], g["nextDisc"], g["terminalReason"]
+                );
             }
             mismatches += 1;
         }
     }
-    assert_eq!(mismatches, 0, "{file}: {mismatches} of {} moves differ", golden.len());
+    assert_eq!(
+        mismatches,
+        0,
+        "{file}: {mismatches} of {} moves differ",
+        golden.len()
+    );
     golden.len()
 }
 
 fn all_files<E: Engine>(engine: E) {
-    let n = gate(engine, CenterPolicy, "trajectories-center.jsonl.gz", DriverKind::Headless)
-        + gate(engine, RandomParityPolicy::default(), "trajectories-random.jsonl.gz", DriverKind::Headless)
-        + gate(engine, CenterPolicy, "trajectories-stream-center.jsonl.gz", DriverKind::Stream)
-        + gate(engine, RandomParityPolicy::default(), "trajectories-stream-random.jsonl.gz", DriverKind::Stream);
+    let n = gate(
+        engine,
+        CenterPolicy,
+        "trajectories-center.jsonl.gz",
+        DriverKind::Headless,
+    ) + gate(
+        engine,
+        RandomParityPolicy::default(),
+        "trajectories-random.jsonl.gz",
+        DriverKind::Headless,
+    ) + gate(
+        engine,
+        CenterPolicy,
+        "trajectories-stream-center.jsonl.gz",
+        DriverKind::Stream,
+    ) + gate(
+        engine,
+        RandomParityPolicy::default(),
+        "trajectories-stream-random.jsonl.gz",
+        DriverKind::Stream,
+    );
     assert_eq!(n, 4280 + 5304 + 4147 + 5374);
 }
 

@@ -9,7 +9,9 @@ use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
 use clap::Args;
-use drop7::formats::{DecideRecord, LeafRecord, LineError, f64_hex, parse_root_line, position_from_parts};
+use drop7::formats::{
+    DecideRecord, LeafRecord, LineError, f64_hex, parse_root_line, position_from_parts,
+};
 use drop7::gravity::{Gravity, GravityChoice};
 use drop7::leaf::{FairLeaf, Leaf};
 use drop7::memo::MemoLeaf;
@@ -70,7 +72,13 @@ impl<L: Leaf, T: Table, G: Gravity> Decider for FairSearch<L, T, G> {
 
 impl Decider for ReferenceSearch {
     fn decide(&mut self, pos: &Position) -> Decision {
-        ReferenceSearch::decide(self, &pos.board.to_cells(), pos.next_disc, pos.moves_remaining, pos.game_over)
+        ReferenceSearch::decide(
+            self,
+            &pos.board.to_cells(),
+            pos.next_disc,
+            pos.moves_remaining,
+            pos.game_over,
+        )
     }
 }
 
@@ -83,7 +91,11 @@ pub fn run(args: &DecideArgs) -> Result<bool> {
         bail!("--strata must be 1-{MAX_STRATA}, got {}", args.strata);
     }
     let table: TableSpec = args.table.parse().context("--table")?;
-    let config = FairSpec { depth: args.depth, strata: args.strata }.config(args.max_work);
+    let config = FairSpec {
+        depth: args.depth,
+        strata: args.strata,
+    }
+    .config(args.max_work);
     let single = match &args.board {
         Some(b) => Some(
             position_from_parts(b, args.next.unwrap_or(0), args.rise.unwrap_or(0), false)
@@ -99,7 +111,8 @@ pub fn run(args: &DecideArgs) -> Result<bool> {
             };
             let path = choice.resolve()?;
             drop7::with_gravity!(path, |g| drop7::with_table!(table, |t| {
-                let mut s = FairSearch::new(MemoLeaf::new(FairLeaf, LEAF_MEMO_ENTRIES), t, g, config);
+                let mut s =
+                    FairSearch::new(MemoLeaf::new(FairLeaf, LEAF_MEMO_ENTRIES), t, g, config);
                 answer(&mut s, single)
             }))
         }
@@ -138,14 +151,20 @@ fn answer<D: Decider>(d: &mut D, single: Option<Position>) -> Result<bool> {
 
 /// Reads stdin line by line; writes `f(line)` or a [`LineError`] for each
 /// non-blank line, flushing after each; `Ok(false)` if any line failed.
-fn for_each_line(out: &mut impl Write, mut f: impl FnMut(&str) -> Result<String, String>) -> Result<bool> {
+fn for_each_line(
+    out: &mut impl Write,
+    mut f: impl FnMut(&str) -> Result<String, String>,
+) -> Result<bool> {
     let mut ok = true;
     for (i, line) in io::stdin().lock().lines().enumerate() {
         let line = match line {
             Ok(l) => l,
             Err(e) if e.kind() == io::ErrorKind::InvalidData => {
                 ok = false;
-                let err = LineError { line: i + 1, error: "line is not valid UTF-8".into() };
+                let err = LineError {
+                    line: i + 1,
+                    error: "line is not valid UTF-8".into(),
+                };
                 writeln!(out, "{}", serde_json::to_string(&err)?)?;
                 continue;
             }
@@ -158,7 +177,11 @@ fn for_each_line(out: &mut impl Write, mut f: impl FnMut(&str) -> Result<String,
             Ok(json) => writeln!(out, "{json}")?,
             Err(error) => {
                 ok = false;
-                writeln!(out, "{}", serde_json::to_string(&LineError { line: i + 1, error })?)?;
+                writeln!(
+                    out,
+                    "{}",
+                    serde_json::to_string(&LineError { line: i + 1, error })?
+                )?;
             }
         }
         out.flush()?;
@@ -178,6 +201,10 @@ pub fn run_leaf(_args: &LeafArgs) -> Result<bool> {
     for_each_line(&mut out, |line| {
         let pos = parse_root_line(line).map_err(|e| e.to_string())?;
         let value = FairLeaf::value(&pos);
-        serde_json::to_string(&LeafRecord { value, bits: f64_hex(value) }).map_err(|e| e.to_string())
+        serde_json::to_string(&LeafRecord {
+            value,
+            bits: f64_hex(value),
+        })
+        .map_err(|e| e.to_string())
     })
 }

@@ -228,17 +228,23 @@ macro_rules! with_policy {
             }
             $crate::cli::spec::PolicySpec::Fair(fair) => {
                 let config = fair.config($setup.max_work);
-                drop7::with_gravity!($setup.search_gravity, |g| drop7::with_table!($setup.table, |table| {
-                    let $make = || {
-                        drop7::player::FairPolicy::new(drop7::search::FairSearch::new(
-                            drop7::memo::MemoLeaf::new(drop7::leaf::FairLeaf, $crate::cli::decide::LEAF_MEMO_ENTRIES),
-                            table.clone(),
-                            g,
-                            config,
-                        ))
-                    };
-                    anyhow::Ok($body)
-                }))
+                drop7::with_gravity!($setup.search_gravity, |g| drop7::with_table!(
+                    $setup.table,
+                    |table| {
+                        let $make = || {
+                            drop7::player::FairPolicy::new(drop7::search::FairSearch::new(
+                                drop7::memo::MemoLeaf::new(
+                                    drop7::leaf::FairLeaf,
+                                    $crate::cli::decide::LEAF_MEMO_ENTRIES,
+                                ),
+                                table.clone(),
+                                g,
+                                config,
+                            ))
+                        };
+                        anyhow::Ok($body)
+                    }
+                ))
             }
         }
     };

@@ -79,7 +79,11 @@ fn run_length(b: &Cells, row: usize, col: usize, dr: isize, dc: isize) -> u8 {
 
 fn apply_gravity(b: &mut Cells) {
     for c in 0..SIZE {
-        let stack: Vec<u8> = (0..SIZE).rev().map(|r| b[r * SIZE + c]).filter(|&v| v != 0).collect();
+        let stack: Vec<u8> = (0..SIZE)
+            .rev()
+            .map(|r| b[r * SIZE + c])
+            .filter(|&v| v != 0)
+            .collect();
         for r in 0..SIZE {
             b[r * SIZE + c] = 0;
         }
@@ -143,7 +147,12 @@ fn cascade(b: &mut Cells, mut depth: u32, rng: &mut impl DiscSource, waves: &mut
         }
         let wave_pts = u64::from(cleared) * wave_points(depth);
         points += wave_pts;
-        waves.push(Wave { depth, cleared, revealed: revealed_cells.len() as u32, points: wave_pts });
+        waves.push(Wave {
+            depth,
+            cleared,
+            revealed: revealed_cells.len() as u32,
+            points: wave_pts,
+        });
         apply_gravity(b);
         depth += 1;
     }
@@ -179,7 +188,10 @@ impl RefState {
         }
         let b = &mut self.board;
         // 1. Drop at the lowest empty cell.
-        let row = (0..SIZE).rev().find(|&r| b[r * SIZE + column] == 0).ok_or(MoveError::ColumnFull(column))?;
+        let row = (0..SIZE)
+            .rev()
+            .find(|&r| b[r * SIZE + column] == 0)
+            .ok_or(MoveError::ColumnFull(column))?;
         b[row * SIZE + column] = self.next_disc;
         // 2. First cascade.
         let mut waves = Vec::new();
@@ -230,7 +242,13 @@ impl RefState {
         // 7. Score and move count.
         self.score += delta;
         self.moves_played += 1;
-        Ok(RefMove { score_delta: delta, waves, cleared_board, level_advanced, terminal })
+        Ok(RefMove {
+            score_delta: delta,
+            waves,
+            cleared_board,
+            level_advanced,
+            terminal,
+        })
     }
 }
 
@@ -250,7 +268,10 @@ impl RefGame {
             Driver::Headless { seed } => headless_disc(*seed, 0),
             Driver::Stream { rng, .. } => rng.draw_disc(),
         };
-        RefGame { state: RefState::new(first), driver }
+        RefGame {
+            state: RefState::new(first),
+            driver,
+        }
     }
 
     /// Plays `column` with the driver's randomness.
