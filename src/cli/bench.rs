@@ -1,49 +1,187 @@
-//! `drop7 bench`: the published benchmark workloads. Suites: `engine` (whole
-//! games, center policy, headless driver, seeds from 0xA5270000, one thread:
-//! packed/BMI2, packed/portable and the reference engine side by side, then
-//! packed throughput at 1 and 2 threads). `leaf` and `search` are placeholders
-//! for the search benchmarks; `all` runs every available suite.
+//! `drop7 bench`: the published benchmark workloads, every arm of a suite side
+//! by side in one run (the figures that matter are ratios). Suites:
+//!
+//! * `engine`: whole games, center policy, headless driver, seeds from
+//!   0xA5270000, one thread: packed/BMI2, packed/portable and the reference
+//!   engine, then packed throughput at 1 and 2 threads.
+//! * `leaf`: ns per fair-leaf evaluation over the states of `leaf.jsonl.gz`,
+//!   the fast [`FairLeaf`] against the plain `reference::leaf::fair_leaf`
+//!   (checked bit-identical on every state first).
+//! * `search`: fair-search decisions on real roots (`bench-roots-105.txt`):
+//!   d4s7 on the 21-root timing set for each transposition table, with and
+//!   without the leaf memo, and the plain reference search; d3s7 on all 105
+//!   roots; d5s7 on a few roots with large tables. Every arm must give the
+//!   values of the strict-LRU arm bit for bit.
+//!
+//! `all` runs the three. `--quick` shrinks every workload (for tests).
 
 use std::fs;
 use std::hint::black_box;
-use std::path::PathBuf;
+use std::io::{BufRead, BufReader, Read};
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::{Context, Result, anyhow, bail};
 use clap::Args;
-use drop7::formats::{parse_seed, seed_hex};
+use drop7::board::{Cells, parse_cells};
+use drop7::formats::{parse_seed, position_from_parts, seed_hex};
 use drop7::game::DriverKind;
-use drop7::gravity::{Bmi2, GravityChoice, Portable};
+use drop7::gravity::{Bmi2, Gravity, GravityChoice, GravityPath, Portable};
+use drop7::leaf::{FairLeaf, Leaf};
+use drop7::memo::MemoLeaf;
+use drop7::player::TableSpec;
+use drop7::position::Position;
+use drop7::reference::leaf::fair_leaf;
+use drop7::reference::search::ReferenceSearch;
 use drop7::runner::{
     CenterPolicy, CohortConfig, Engine, PackedEngine, ReferenceEngine, RunLabels, nth_seed,
     play_game_outcome, run_cohort,
 };
-use serde::Serialize;
+use drop7::search::{Decision, FairSearch, SearchConfig};
+use drop7::table::Table;
+use serde::{Deserialize, Serialize};
+
+use super::decide::LEAF_MEMO_ENTRIES;
 
 /// Move cap of the benchmark games (never reached by the center policy).
 const MAX_MOVES: u32 = 2000;
 
+/// Default leaf states: the golden leaf file shipped with the crate.
+const DEFAULT_LEAF_FILE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/leaf.jsonl.gz");
+/// Default search roots: 105 real positions, the first 21 the d4s7 timing set.
+const DEFAULT_ROOTS_FILE: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/tests/data/bench-roots-105.txt"
+);
+
+/// Capacity of the strict-LRU arms (the repo gates' cap; never evicts at d4s7).
+const LRU_CAPACITY: usize = 200_000;
+
 /// Options of `drop7 bench`.
 #[derive(Args, Debug)]
 pub struct BenchArgs {
-    /// Suite: engine, leaf, search or all (leaf and search: not yet available).
+    /// Suite: engine, leaf, search or all.
     #[arg(long, default_value = "engine", value_name = "SUITE")]
     suite: String,
-    /// Games per packed arm and per thread-scaling run.
-    #[arg(long, default_value_t = 262_144, value_name = "N")]
-    games: u64,
-    /// Games of the (slow) reference arm: the first N of the same seeds.
-    #[arg(long, default_value_t = 16_384, value_name = "N")]
-    reference_games: u64,
-    /// Runs per arm; the median (by time) is reported.
-    #[arg(long, default_value_t = 3, value_name = "R")]
-    repeats: u32,
-    /// First seed of the workload.
+    /// Shrink every workload to seconds (smoke tests; figures are not meaningful).
+    #[arg(long)]
+    quick: bool,
+    /// Engine: games per packed arm and per thread-scaling run [default: 262144; 4096 with --quick].
+    #[arg(long, value_name = "N")]
+    games: Option<u64>,
+    /// Engine: games of the (slow) reference arm, the first N of the same
+    /// seeds [default: 16384; 1024 with --quick].
+    #[arg(long, value_name = "N")]
+    reference_games: Option<u64>,
+    /// Engine and leaf: runs per arm; the median (by time) is reported [default: 3; 1 with --quick].
+    #[arg(long, value_name = "R")]
+    repeats: Option<u32>,
+    /// Engine: first seed of the workload.
     #[arg(long, default_value = "0xA5270000", value_name = "SEED")]
     seed_start: String,
+    /// Leaf: JSON lines (optionally gzipped) of `{board, next, movesRemaining, gameOver}`
+    /// states [default: tests/data/leaf.jsonl.gz of the crate].
+    #[arg(long, value_name = "FILE")]
+    leaf_file: Option<PathBuf>,
+    /// Leaf: target seconds of one timed run of an arm (whole passes over the
+    /// states) [default: 0.5; 0.01 with --quick].
+    #[arg(long, value_name = "SECONDS")]
+    leaf_seconds: Option<f64>,
+    /// Search: roots file, lines `s <board49> <next> <movesRemaining> <level> <gameOver>`
+    /// [default: tests/data/bench-roots-105.txt of the crate].
+    #[arg(long, value_name = "FILE")]
+    roots_file: Option<PathBuf>,
+    /// Search: d4s7 roots (the first N of the file) [default: 21; 2 with --quick].
+    #[arg(long, value_name = "N")]
+    search_roots: Option<usize>,
+    /// Search: d4s7 roots of the table-less arm (about 4x slower) [default: 3; 1 with --quick].
+    #[arg(long, value_name = "N")]
+    search_roots_none: Option<usize>,
+    /// Search: d4s7 roots of the plain reference search [default: 3; 1 with --quick].
+    #[arg(long, value_name = "N")]
+    reference_roots: Option<usize>,
+    /// Search: d3s7 roots [default: 105 (all); 10 with --quick].
+    #[arg(long, value_name = "N")]
+    d3_roots: Option<usize>,
+    /// Search: table of the d3s7 run.
+    #[arg(long, default_value = "sa:65536:4", value_name = "TABLE")]
+    d3_table: String,
+    /// Search: d5s7 roots, 0 to skip [default: 3; 0 with --quick].
+    #[arg(long, value_name = "N")]
+    d5_roots: Option<usize>,
+    /// Search: gravity path of the fast search: auto, bmi2 or portable
+    /// [default: $DROP7_GRAVITY, else auto].
+    #[arg(long, value_name = "PATH")]
+    gravity: Option<String>,
     /// JSON report [default: bench-SUITE.json].
     #[arg(long, value_name = "FILE")]
     out: Option<PathBuf>,
+}
+
+/// The options with `--quick` and the defaults applied.
+#[derive(Clone, Debug)]
+struct Plan {
+    games: u64,
+    reference_games: u64,
+    repeats: u32,
+    leaf_file: PathBuf,
+    leaf_seconds: f64,
+    roots_file: PathBuf,
+    search_roots: usize,
+    search_roots_none: usize,
+    reference_roots: usize,
+    d3_roots: usize,
+    d3_table: TableSpec,
+    d5_roots: usize,
+    gravity: GravityPath,
+}
+
+impl Plan {
+    fn new(args: &BenchArgs) -> Result<Plan> {
+        let q = args.quick;
+        let pick =
+            |v: Option<usize>, full: usize, quick: usize| v.unwrap_or(if q { quick } else { full });
+        let choice = match &args.gravity {
+            Some(g) => g.parse::<GravityChoice>().context("--gravity")?,
+            None => GravityChoice::from_env().context("DROP7_GRAVITY")?,
+        };
+        let plan = Plan {
+            games: args.games.unwrap_or(if q { 4096 } else { 262_144 }),
+            reference_games: args
+                .reference_games
+                .unwrap_or(if q { 1024 } else { 16_384 }),
+            repeats: args.repeats.unwrap_or(if q { 1 } else { 3 }),
+            leaf_file: args
+                .leaf_file
+                .clone()
+                .unwrap_or_else(|| PathBuf::from(DEFAULT_LEAF_FILE)),
+            leaf_seconds: args.leaf_seconds.unwrap_or(if q { 0.01 } else { 0.5 }),
+            roots_file: args
+                .roots_file
+                .clone()
+                .unwrap_or_else(|| PathBuf::from(DEFAULT_ROOTS_FILE)),
+            search_roots: pick(args.search_roots, 21, 2),
+            search_roots_none: pick(args.search_roots_none, 3, 1),
+            reference_roots: pick(args.reference_roots, 3, 1),
+            d3_roots: pick(args.d3_roots, 105, 10),
+            d3_table: args.d3_table.parse().context("--d3-table")?,
+            d5_roots: pick(args.d5_roots, 3, 0),
+            gravity: choice.resolve()?,
+        };
+        if plan.games == 0 || plan.reference_games == 0 {
+            bail!("--games and --reference-games must be at least 1");
+        }
+        if plan.repeats == 0 {
+            bail!("--repeats must be at least 1");
+        }
+        if !(plan.leaf_seconds.is_finite() && plan.leaf_seconds > 0.0) {
+            bail!("--leaf-seconds must be a positive number");
+        }
+        if plan.search_roots == 0 || plan.d3_roots == 0 {
+            bail!("--search-roots and --d3-roots must be at least 1");
+        }
+        Ok(plan)
+    }
 }
 
 /// A benchmark suite.
@@ -64,56 +202,63 @@ impl Suite {
             Suite::Search => "search",
         }
     }
-
-    /// Whether the suite is implemented (the lead adds leaf and search).
-    fn available(self) -> bool {
-        matches!(self, Suite::Engine)
-    }
 }
 
 /// Runs `drop7 bench`.
 pub fn run(args: &BenchArgs) -> Result<()> {
     let suites: Vec<Suite> = match args.suite.as_str() {
-        "all" => Suite::ALL.into_iter().filter(|s| s.available()).collect(),
-        name => {
-            let s = Suite::ALL
+        "all" => Suite::ALL.to_vec(),
+        name => vec![
+            Suite::ALL
                 .into_iter()
                 .find(|s| s.name() == name)
                 .ok_or_else(|| {
                     anyhow!("unknown --suite {name:?} (expected engine, leaf, search or all)")
-                })?;
-            if !s.available() {
-                bail!("bench suite {name} is not yet available (use --suite engine)");
-            }
-            vec![s]
-        }
+                })?,
+        ],
     };
-    if args.games == 0 || args.reference_games == 0 {
-        bail!("--games and --reference-games must be at least 1");
-    }
-    if args.repeats == 0 {
-        bail!("--repeats must be at least 1");
-    }
+    let plan = Plan::new(args)?;
     let seed_start = parse_seed(&args.seed_start).map_err(|e| anyhow!("--seed-start: {e}"))?;
     let out = args
         .out
         .clone()
         .unwrap_or_else(|| PathBuf::from(format!("bench-{}.json", args.suite)));
+    // Read the inputs first: a bad file fails before anything is written.
+    let leaf_states = if suites.contains(&Suite::Leaf) {
+        Some(read_leaf_states(&plan.leaf_file)?)
+    } else {
+        None
+    };
+    let roots = if suites.contains(&Suite::Search) {
+        Some(read_roots(&plan.roots_file)?)
+    } else {
+        None
+    };
+
     // Fail on an unwritable path before minutes of measuring.
     fs::OpenOptions::new()
         .create(true)
         .append(true)
         .open(&out)
         .with_context(|| format!("cannot write --out {}", out.display()))?;
-
     let mut report = Report {
         machine: machine(),
+        quick: args.quick,
         engine: None,
+        leaf: None,
+        search: None,
     };
     for suite in &suites {
         match suite {
-            Suite::Engine => report.engine = Some(engine_suite(args, seed_start)?),
-            Suite::Leaf | Suite::Search => unreachable!("unavailable suites were rejected"),
+            Suite::Engine => report.engine = Some(engine_suite(&plan, seed_start)?),
+            Suite::Leaf => {
+                let states = leaf_states.as_deref().expect("read above");
+                report.leaf = Some(leaf_suite(&plan, states)?);
+            }
+            Suite::Search => {
+                let roots = roots.as_deref().expect("read above");
+                report.search = Some(search_suite(&plan, roots)?);
+            }
         }
     }
     let text = serde_json::to_string_pretty(&report)? + "\n";
@@ -126,8 +271,14 @@ pub fn run(args: &BenchArgs) -> Result<()> {
 #[derive(Serialize)]
 struct Report {
     machine: Machine,
+    /// Whether `--quick` shrank the workloads.
+    quick: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     engine: Option<EngineReport>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    leaf: Option<LeafReport>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    search: Option<SearchReport>,
 }
 
 #[derive(Serialize)]
@@ -162,6 +313,825 @@ fn machine() -> Machine {
         drop7: env!("CARGO_PKG_VERSION"),
     }
 }
+
+/// Median of a non-empty list.
+fn median(xs: &[f64]) -> f64 {
+    let mut v = xs.to_vec();
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    }
+}
+
+/// Opens a file, transparently gunzipping it when it starts with the gzip magic.
+fn open_maybe_gz(path: &Path) -> Result<Box<dyn BufRead>> {
+    let mut file =
+        fs::File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
+    let mut magic = [0u8; 2];
+    let n = file
+        .read(&mut magic)
+        .with_context(|| format!("cannot read {}", path.display()))?;
+    let file = fs::File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
+    Ok(if n == 2 && magic == [0x1f, 0x8b] {
+        Box::new(BufReader::new(flate2::read::GzDecoder::new(file)))
+    } else {
+        Box::new(BufReader::new(file))
+    })
+}
+
+// ---------------------------------------------------------------------------
+// leaf suite
+
+/// One state of the leaf file.
+struct LeafState {
+    pos: Position,
+    cells: Cells,
+    /// The golden `bits`, when the file has them.
+    golden: Option<u64>,
+    /// 1-based line number in the file.
+    line: usize,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct LeafLine {
+    board: String,
+    next: u64,
+    moves_remaining: u64,
+    #[serde(default)]
+    game_over: bool,
+    #[serde(default)]
+    bits: Option<String>,
+}
+
+fn read_leaf_states(path: &Path) -> Result<Vec<LeafState>> {
+    let shown = path.display();
+    let mut states = Vec::new();
+    for (i, line) in open_maybe_gz(path)?.lines().enumerate() {
+        let line = line.with_context(|| format!("reading {shown}"))?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        let at = || format!("{shown} line {}", i + 1);
+        let rec: LeafLine = serde_json::from_str(&line).with_context(at)?;
+        let pos = position_from_parts(&rec.board, rec.next, rec.moves_remaining, rec.game_over)
+            .with_context(at)?;
+        let cells = parse_cells(&rec.board).with_context(at)?;
+        let golden = match &rec.bits {
+            Some(b) => Some(u64::from_str_radix(b, 16).with_context(at)?),
+            None => None,
+        };
+        states.push(LeafState {
+            pos,
+            cells,
+            golden,
+            line: i + 1,
+        });
+    }
+    if states.is_empty() {
+        bail!("{shown}: no leaf states");
+    }
+    Ok(states)
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct LeafReport {
+    file: String,
+    /// States in the file.
+    states: usize,
+    /// Non-game-over states: the timed workload of one pass.
+    timed_states: usize,
+    /// States on which fast and plain were checked bit-identical (all of them).
+    verified: usize,
+    /// States also checked against the file's golden `bits`.
+    golden_checked: usize,
+    target_seconds: f64,
+    repeats: u32,
+    statistic: &'static str,
+    arms: Vec<LeafArm>,
+    ratio: LeafRatio,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct LeafArm {
+    arm: &'static str,
+    what: &'static str,
+    /// Passes over the timed states per run (calibrated to --leaf-seconds).
+    passes: u64,
+    /// Leaf evaluations per run.
+    leaves: u64,
+    /// Seconds of the median run.
+    seconds: f64,
+    ns_per_leaf: f64,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct LeafRatio {
+    arm: &'static str,
+    baseline: &'static str,
+    /// fast ns/leaf over plain ns/leaf.
+    ns_per_leaf_ratio: f64,
+    /// plain ns/leaf over fast ns/leaf.
+    speedup: f64,
+}
+
+/// `passes` passes of the fast leaf over `positions`; returns seconds.
+fn time_fast_leaf(positions: &[Position], passes: u64) -> f64 {
+    let t = Instant::now();
+    let mut acc = 0u64;
+    for _ in 0..passes {
+        for p in black_box(positions) {
+            acc ^= FairLeaf::value(black_box(p)).to_bits();
+        }
+    }
+    black_box(acc);
+    t.elapsed().as_secs_f64()
+}
+
+/// `passes` passes of the plain leaf over `plain`; returns seconds.
+fn time_plain_leaf(plain: &[(Cells, u8, u8)], passes: u64) -> f64 {
+    let t = Instant::now();
+    let mut acc = 0u64;
+    for _ in 0..passes {
+        for (cells, next, mr) in black_box(plain) {
+            acc ^= fair_leaf(black_box(cells), *next, *mr, false).to_bits();
+        }
+    }
+    black_box(acc);
+    t.elapsed().as_secs_f64()
+}
+
+fn leaf_suite(plan: &Plan, states: &[LeafState]) -> Result<LeafReport> {
+    // Bitwise agreement first (every state, game over included).
+    let mut golden_checked = 0;
+    for s in states {
+        let fast = FairLeaf::value(&s.pos).to_bits();
+        let plain = fair_leaf(
+            &s.cells,
+            s.pos.next_disc,
+            s.pos.moves_remaining,
+            s.pos.game_over,
+        )
+        .to_bits();
+        if fast != plain {
+            bail!(
+                "leaf bench: fast and plain leaf disagree on {} line {}: {fast:016x} vs {plain:016x}",
+                plan.leaf_file.display(),
+                s.line
+            );
+        }
+        if let Some(g) = s.golden {
+            if fast != g {
+                bail!(
+                    "leaf bench: leaf value {fast:016x} differs from the golden bits {g:016x} on {} line {}",
+                    plan.leaf_file.display(),
+                    s.line
+                );
+            }
+            golden_checked += 1;
+        }
+    }
+    let timed: Vec<&LeafState> = states.iter().filter(|s| !s.pos.game_over).collect();
+    if timed.is_empty() {
+        bail!(
+            "leaf bench: every state of {} is game over",
+            plan.leaf_file.display()
+        );
+    }
+    let positions: Vec<Position> = timed.iter().map(|s| s.pos).collect();
+    let plain: Vec<(Cells, u8, u8)> = timed
+        .iter()
+        .map(|s| (s.cells, s.pos.next_disc, s.pos.moves_remaining))
+        .collect();
+    let n = positions.len() as u64;
+
+    // Calibrate whole passes per run to about --leaf-seconds (one warm-up pass each).
+    let passes_for = |one: f64| ((plan.leaf_seconds / one.max(1e-9)).ceil() as u64).max(1);
+    let fast_passes = passes_for(time_fast_leaf(&positions, 1));
+    let plain_passes = passes_for(time_plain_leaf(&plain, 1));
+    println!(
+        "leaf suite: {} states ({} timed, {} checked against golden bits), median of {}",
+        states.len(),
+        n,
+        golden_checked,
+        plan.repeats
+    );
+    let (mut fast_runs, mut plain_runs) = (Vec::new(), Vec::new());
+    for _ in 0..plan.repeats {
+        // Alternate the arms so that drift in machine load hits both.
+        fast_runs.push(time_fast_leaf(&positions, fast_passes));
+        plain_runs.push(time_plain_leaf(&plain, plain_passes));
+    }
+    let arm = |arm, what, passes: u64, runs: &[f64]| {
+        let seconds = median(runs);
+        let leaves = passes * n;
+        LeafArm {
+            arm,
+            what,
+            passes,
+            leaves,
+            seconds,
+            ns_per_leaf: seconds * 1e9 / leaves as f64,
+        }
+    };
+    let arms = vec![
+        arm(
+            "fast",
+            "drop7::leaf::FairLeaf (packed board)",
+            fast_passes,
+            &fast_runs,
+        ),
+        arm(
+            "plain",
+            "drop7::reference::leaf::fair_leaf (cells)",
+            plain_passes,
+            &plain_runs,
+        ),
+    ];
+    println!(
+        "{:<8} {:>7} {:>12} {:>9} {:>9}",
+        "arm", "passes", "leaves", "seconds", "ns/leaf"
+    );
+    for a in &arms {
+        println!(
+            "{:<8} {:>7} {:>12} {:>9.3} {:>9.1}",
+            a.arm, a.passes, a.leaves, a.seconds, a.ns_per_leaf
+        );
+    }
+    let ratio = LeafRatio {
+        arm: "fast",
+        baseline: "plain",
+        ns_per_leaf_ratio: arms[0].ns_per_leaf / arms[1].ns_per_leaf,
+        speedup: arms[1].ns_per_leaf / arms[0].ns_per_leaf,
+    };
+    println!("fast leaf {:.2}x faster than plain", ratio.speedup);
+    Ok(LeafReport {
+        file: plan.leaf_file.display().to_string(),
+        states: states.len(),
+        timed_states: positions.len(),
+        verified: states.len(),
+        golden_checked,
+        target_seconds: plan.leaf_seconds,
+        repeats: plan.repeats,
+        statistic: "median",
+        arms,
+        ratio,
+    })
+}
+
+// ---------------------------------------------------------------------------
+// search suite
+
+/// Reads `s <board49> <next> <movesRemaining> <level> <gameOver>` lines
+/// (blank lines and `#` comments skipped; anything after the sixth field ignored).
+fn read_roots(path: &Path) -> Result<Vec<Position>> {
+    let shown = path.display();
+    let text = fs::read_to_string(path).with_context(|| format!("cannot read {shown}"))?;
+    let mut roots = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let at = || format!("{shown} line {}", i + 1);
+        let f: Vec<&str> = line.split_whitespace().collect();
+        if f.len() < 6 || f[0] != "s" {
+            bail!(
+                "{}: expected `s <board> <next> <movesRemaining> <level> <gameOver>`",
+                at()
+            );
+        }
+        let num = |k: usize| f[k].parse::<u64>().with_context(at);
+        let game_over = match f[5] {
+            "0" => false,
+            "1" => true,
+            other => bail!("{}: gameOver must be 0 or 1, got {other:?}", at()),
+        };
+        roots.push(position_from_parts(f[1], num(2)?, num(3)?, game_over).with_context(at)?);
+    }
+    if roots.is_empty() {
+        bail!("{shown}: no roots");
+    }
+    Ok(roots)
+}
+
+/// One searcher behind one interface, so that arms of different types run
+/// interleaved root by root.
+trait Decider {
+    fn decide(&mut self, pos: &Position) -> Decision;
+    /// Bytes of the transposition table (`None` for the reference search).
+    fn table_bytes(&self) -> Option<usize>;
+}
+
+impl<L: Leaf, T: Table, G: Gravity> Decider for FairSearch<L, T, G> {
+    fn decide(&mut self, pos: &Position) -> Decision {
+        FairSearch::decide(self, pos)
+    }
+    fn table_bytes(&self) -> Option<usize> {
+        Some(self.table().memory_bytes())
+    }
+}
+
+impl Decider for ReferenceSearch {
+    fn decide(&mut self, pos: &Position) -> Decision {
+        ReferenceSearch::decide(
+            self,
+            &pos.board.to_cells(),
+            pos.next_disc,
+            pos.moves_remaining,
+            pos.game_over,
+        )
+    }
+    fn table_bytes(&self) -> Option<usize> {
+        None
+    }
+}
+
+/// A fast searcher with `table`, with or without the leaf memo.
+fn fast_decider(
+    path: GravityPath,
+    table: TableSpec,
+    memo: bool,
+    config: SearchConfig,
+) -> Box<dyn Decider> {
+    drop7::with_gravity!(path, |g| drop7::with_table!(table, |t| {
+        if memo {
+            Box::new(FairSearch::new(
+                MemoLeaf::new(FairLeaf, LEAF_MEMO_ENTRIES),
+                t,
+                g,
+                config,
+            )) as Box<dyn Decider>
+        } else {
+            Box::new(FairSearch::new(FairLeaf, t, g, config)) as Box<dyn Decider>
+        }
+    }))
+}
+
+/// An arm of a search section.
+struct SearchArmPlan {
+    /// Arm name (the table spec, `…/nomemo`, or `reference`).
+    name: String,
+    table: String,
+    implementation: &'static str,
+    leaf_memo: bool,
+    /// It runs on the first `roots` roots of the section.
+    roots: usize,
+    decider: Box<dyn Decider>,
+    /// `(decision, ms)` per root run.
+    runs: Vec<(Decision, f64)>,
+    /// Largest table footprint seen.
+    table_bytes: Option<usize>,
+}
+
+impl SearchArmPlan {
+    fn fast(
+        path: GravityPath,
+        table: TableSpec,
+        memo: bool,
+        roots: usize,
+        config: SearchConfig,
+    ) -> Self {
+        SearchArmPlan {
+            name: if memo {
+                table.to_string()
+            } else {
+                format!("{table}/nomemo")
+            },
+            table: table.to_string(),
+            implementation: "fast",
+            leaf_memo: memo,
+            roots,
+            decider: fast_decider(path, table, memo, config),
+            runs: Vec::new(),
+            table_bytes: None,
+        }
+    }
+
+    fn reference(capacity: usize, roots: usize, config: SearchConfig) -> Self {
+        SearchArmPlan {
+            name: "reference".into(),
+            table: TableSpec::Lru(capacity).to_string(),
+            implementation: "reference",
+            leaf_memo: false,
+            roots,
+            decider: Box::new(ReferenceSearch::new(config, capacity)),
+            runs: Vec::new(),
+            table_bytes: None,
+        }
+    }
+}
+
+/// Values (as bits), action and completed depth: what every table must agree on.
+fn outcome(d: &Decision) -> (Option<usize>, u32, [Option<u64>; 7]) {
+    (
+        d.action,
+        d.completed_depth,
+        d.values.map(|v| v.map(f64::to_bits)),
+    )
+}
+
+/// The counters two strict-LRU searches (or memo vs no memo) must agree on.
+fn counts(d: &Decision) -> [u64; 7] {
+    let s = &d.stats;
+    [
+        s.work,
+        s.nodes,
+        s.cache_hits,
+        s.cache_entries,
+        s.evictions,
+        s.leaf_calls,
+        s.move_calls,
+    ]
+}
+
+/// Runs every arm on its roots, interleaved root by root (so that drift in
+/// machine load hits every arm alike), checking each against arm 0 (which
+/// must cover every root) as it goes. Progress on stderr.
+fn run_section(label: &str, roots: &[Position], arms: &mut [SearchArmPlan]) -> Result<()> {
+    let total = arms
+        .iter()
+        .map(|a| a.roots)
+        .max()
+        .unwrap_or(0)
+        .min(roots.len());
+    debug_assert!(arms[0].roots >= total);
+    let section_start = Instant::now();
+    for (i, root) in roots.iter().enumerate().take(total) {
+        let mut line = format!("{label} root {}/{total}:", i + 1);
+        for arm in arms.iter_mut().filter(|a| i < a.roots) {
+            let t = Instant::now();
+            let d = black_box(arm.decider.decide(black_box(root)));
+            let ms = t.elapsed().as_secs_f64() * 1e3;
+            arm.runs.push((d, ms));
+            arm.table_bytes = arm.decider.table_bytes().max(arm.table_bytes);
+            line.push_str(&format!(" {} {ms:.0} ms,", arm.name));
+        }
+        let base = outcome(&arms[0].runs[i].0);
+        for arm in arms.iter().skip(1).filter(|a| i < a.roots) {
+            if outcome(&arm.runs[i].0) != base {
+                bail!(
+                    "search bench: {label} arm {} disagrees with {} on root {} (values/action/depth)",
+                    arm.name,
+                    arms[0].name,
+                    i + 1
+                );
+            }
+        }
+        line.pop();
+        eprintln!("{line} [{:.0} s]", section_start.elapsed().as_secs_f64());
+    }
+    Ok(())
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct SearchReport {
+    gravity: &'static str,
+    roots_file: String,
+    leaf_memo_entries: usize,
+    leaf_memo_bytes: usize,
+    statistic: &'static str,
+    d4s7: SearchSection,
+    d3s7: SearchSection,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    d5s7: Option<SearchSection>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct SearchSection {
+    config: String,
+    depth: u32,
+    strata: u32,
+    max_work: u64,
+    /// Roots of the section (arms may run on a prefix).
+    roots: usize,
+    /// The arm every other arm was checked against (values, action, depth).
+    baseline: String,
+    arms: Vec<SearchArm>,
+    ratios: Vec<SearchRatio>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct SearchArm {
+    arm: String,
+    table: String,
+    implementation: &'static str,
+    leaf_memo: bool,
+    roots: usize,
+    ms_per_decision: f64,
+    ms_median: f64,
+    ms_total: f64,
+    work_per_decision: f64,
+    nodes_per_decision: f64,
+    hits_per_decision: f64,
+    entries_per_decision: f64,
+    evictions_per_decision: f64,
+    /// This arm's hits over the strict-LRU arm's hits on the same roots.
+    hits_vs_lru: Option<f64>,
+    /// Logical work per microsecond.
+    work_per_us: f64,
+    table_bytes: Option<usize>,
+}
+
+/// `arm` against `baseline` on the same roots.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct SearchRatio {
+    arm: String,
+    baseline: String,
+    roots: usize,
+    arm_ms_per_decision: f64,
+    baseline_ms_per_decision: f64,
+    /// `arm` ms over `baseline` ms.
+    ms_ratio: f64,
+    /// `baseline` ms over `arm` ms.
+    speedup: f64,
+}
+
+fn mean(xs: impl Iterator<Item = f64>) -> f64 {
+    let (mut s, mut n) = (0.0, 0usize);
+    for x in xs {
+        s += x;
+        n += 1;
+    }
+    if n == 0 { 0.0 } else { s / n as f64 }
+}
+
+fn summarize(arm: &SearchArmPlan, lru: Option<&SearchArmPlan>) -> SearchArm {
+    let runs = &arm.runs;
+    let ms: Vec<f64> = runs.iter().map(|r| r.1).collect();
+    let per = |f: fn(&Decision) -> u64| mean(runs.iter().map(|r| f(&r.0) as f64));
+    let hits: u64 = runs.iter().map(|r| r.0.stats.cache_hits).sum();
+    let hits_vs_lru = lru.and_then(|l| {
+        let base: u64 = l
+            .runs
+            .iter()
+            .take(runs.len())
+            .map(|r| r.0.stats.cache_hits)
+            .sum();
+        (base > 0).then(|| hits as f64 / base as f64)
+    });
+    let work: u64 = runs.iter().map(|r| r.0.stats.work).sum();
+    let ms_total: f64 = ms.iter().sum();
+    SearchArm {
+        arm: arm.name.clone(),
+        table: arm.table.clone(),
+        implementation: arm.implementation,
+        leaf_memo: arm.leaf_memo,
+        roots: runs.len(),
+        ms_per_decision: ms_total / runs.len().max(1) as f64,
+        ms_median: if ms.is_empty() { 0.0 } else { median(&ms) },
+        ms_total,
+        work_per_decision: per(|d| d.stats.work),
+        nodes_per_decision: per(|d| d.stats.nodes),
+        hits_per_decision: per(|d| d.stats.cache_hits),
+        entries_per_decision: per(|d| d.stats.cache_entries),
+        evictions_per_decision: per(|d| d.stats.evictions),
+        hits_vs_lru,
+        work_per_us: work as f64 / (ms_total * 1e3).max(1e-9),
+        table_bytes: arm.table_bytes,
+    }
+}
+
+/// `arm` against `baseline` on the roots both ran (the shorter prefix).
+fn ratio(arm: &SearchArmPlan, baseline: &SearchArmPlan) -> SearchRatio {
+    let n = arm.runs.len().min(baseline.runs.len());
+    let a = mean(arm.runs.iter().take(n).map(|r| r.1));
+    let b = mean(baseline.runs.iter().take(n).map(|r| r.1));
+    SearchRatio {
+        arm: arm.name.clone(),
+        baseline: baseline.name.clone(),
+        roots: n,
+        arm_ms_per_decision: a,
+        baseline_ms_per_decision: b,
+        ms_ratio: a / b,
+        speedup: b / a,
+    }
+}
+
+fn print_section(s: &SearchSection) {
+    println!(
+        "{}: depth {}, strata {}, max work {} (W+1), {} roots, values checked against {}",
+        s.config, s.depth, s.strata, s.max_work, s.roots, s.baseline
+    );
+    println!(
+        "{:<20} {:>5} {:>9} {:>9} {:>8} {:>11} {:>10} {:>9} {:>7} {:>9}",
+        "arm",
+        "roots",
+        "ms/dec",
+        "ms med",
+        "total s",
+        "work/dec",
+        "nodes/dec",
+        "hits/dec",
+        "vs lru",
+        "table MB"
+    );
+    for a in &s.arms {
+        println!(
+            "{:<20} {:>5} {:>9.1} {:>9.1} {:>8.1} {:>11.0} {:>10.0} {:>9.0} {:>7} {:>9}",
+            a.arm,
+            a.roots,
+            a.ms_per_decision,
+            a.ms_median,
+            a.ms_total / 1e3,
+            a.work_per_decision,
+            a.nodes_per_decision,
+            a.hits_per_decision,
+            a.hits_vs_lru.map_or("-".into(), |h| format!("{h:.3}")),
+            a.table_bytes
+                .map_or("-".into(), |b| format!("{:.1}", b as f64 / 1e6)),
+        );
+    }
+    for r in &s.ratios {
+        println!(
+            "{} vs {} on {} roots: {:.1} vs {:.1} ms per decision, {:.2}x",
+            r.arm,
+            r.baseline,
+            r.roots,
+            r.arm_ms_per_decision,
+            r.baseline_ms_per_decision,
+            r.speedup
+        );
+    }
+}
+
+fn section(
+    config_name: &str,
+    config: SearchConfig,
+    roots: usize,
+    arms: &[SearchArmPlan],
+    lru: Option<usize>,
+    ratios: Vec<SearchRatio>,
+) -> SearchSection {
+    let lru = lru.map(|i| &arms[i]);
+    SearchSection {
+        config: config_name.into(),
+        depth: config.depth,
+        strata: config.strata,
+        max_work: config.max_work,
+        roots,
+        baseline: arms[0].name.clone(),
+        arms: arms.iter().map(|a| summarize(a, lru)).collect(),
+        ratios,
+    }
+}
+
+fn search_suite(plan: &Plan, all_roots: &[Position]) -> Result<SearchReport> {
+    let path = plan.gravity;
+    let n4 = plan.search_roots.min(all_roots.len());
+    let n_none = plan.search_roots_none.min(n4);
+    let n_ref = plan.reference_roots.min(n4);
+    println!(
+        "search suite: gravity {}, leaf memo {} entries, one thread, one decision per root and arm",
+        path.name(),
+        LEAF_MEMO_ENTRIES
+    );
+
+    // d4s7: every table, interleaved root by root.
+    let c4 = SearchConfig::new(4, 7);
+    let sa4 = TableSpec::SetAssociative {
+        entries: 1 << 16,
+        ways: 4,
+    };
+    let mut arms = vec![
+        SearchArmPlan::fast(path, TableSpec::Lru(LRU_CAPACITY), true, n4, c4),
+        SearchArmPlan::fast(path, TableSpec::DirectMapped(1 << 16), true, n4, c4),
+        SearchArmPlan::fast(
+            path,
+            TableSpec::SetAssociative {
+                entries: 1 << 16,
+                ways: 2,
+            },
+            true,
+            n4,
+            c4,
+        ),
+        SearchArmPlan::fast(path, sa4, true, n4, c4),
+        SearchArmPlan::fast(path, sa4, false, n4, c4),
+    ];
+    if n_none > 0 {
+        arms.push(SearchArmPlan::fast(path, TableSpec::None, true, n_none, c4));
+    }
+    if n_ref > 0 {
+        arms.push(SearchArmPlan::reference(LRU_CAPACITY, n_ref, c4));
+    }
+    run_section("d4s7", &all_roots[..n4], &mut arms)?;
+    let find = |arms: &[SearchArmPlan], name: &str| arms.iter().position(|a| a.name == name);
+    let (lru_i, sa4_i) = (0, 3);
+    let nomemo_i = 4;
+    // The memo never changes a counter; the reference's strict LRU is the fast one's.
+    for (i, (a, b)) in arms[sa4_i]
+        .runs
+        .iter()
+        .zip(&arms[nomemo_i].runs)
+        .enumerate()
+    {
+        if counts(&a.0) != counts(&b.0) {
+            bail!(
+                "search bench: d4s7 leaf memo changed the counters on root {}",
+                i + 1
+            );
+        }
+    }
+    if let Some(r) = find(&arms, "reference") {
+        for (i, (a, b)) in arms[r].runs.iter().zip(&arms[lru_i].runs).enumerate() {
+            if counts(&a.0) != counts(&b.0) {
+                bail!(
+                    "search bench: d4s7 reference and {} counters disagree on root {}",
+                    arms[lru_i].name,
+                    i + 1
+                );
+            }
+        }
+    }
+    let mut ratios = Vec::new();
+    if let Some(r) = find(&arms, "reference") {
+        ratios.push(ratio(&arms[sa4_i], &arms[r]));
+        ratios.push(ratio(&arms[lru_i], &arms[r]));
+    }
+    ratios.push(ratio(&arms[sa4_i], &arms[lru_i]));
+    ratios.push(ratio(&arms[sa4_i], &arms[nomemo_i]));
+    if let Some(none) = find(&arms, "none") {
+        ratios.push(ratio(&arms[none], &arms[sa4_i]));
+    }
+    let d4s7 = section("d4s7", c4, n4, &arms, Some(lru_i), ratios);
+    print_section(&d4s7);
+    drop(arms);
+
+    // d3s7 on all roots, one table.
+    let c3 = SearchConfig::new(3, 7);
+    let n3 = plan.d3_roots.min(all_roots.len());
+    let mut arms = vec![SearchArmPlan::fast(path, plan.d3_table, true, n3, c3)];
+    let t = Instant::now();
+    for (i, root) in all_roots.iter().enumerate().take(n3) {
+        let t1 = Instant::now();
+        let d = black_box(arms[0].decider.decide(black_box(root)));
+        arms[0].runs.push((d, t1.elapsed().as_secs_f64() * 1e3));
+        if (i + 1) % 21 == 0 || i + 1 == n3 {
+            eprintln!(
+                "d3s7 {}/{n3} roots [{:.1} s]",
+                i + 1,
+                t.elapsed().as_secs_f64()
+            );
+        }
+    }
+    arms[0].table_bytes = arms[0].decider.table_bytes();
+    let d3s7 = section("d3s7", c3, n3, &arms, None, Vec::new());
+    print_section(&d3s7);
+    drop(arms);
+
+    // d5s7: large tables (a strict LRU would need far more than 200,000 entries).
+    let d5s7 = if plan.d5_roots > 0 {
+        let c5 = SearchConfig::new(5, 7);
+        let n5 = plan.d5_roots.min(all_roots.len());
+        let mut arms = vec![
+            SearchArmPlan::fast(
+                path,
+                TableSpec::SetAssociative {
+                    entries: 1 << 20,
+                    ways: 4,
+                },
+                true,
+                n5,
+                c5,
+            ),
+            SearchArmPlan::fast(path, TableSpec::DirectMapped(1 << 20), true, n5, c5),
+            SearchArmPlan::fast(path, sa4, true, n5, c5),
+        ];
+        run_section("d5s7", &all_roots[..n5], &mut arms)?;
+        let ratios = vec![ratio(&arms[2], &arms[0]), ratio(&arms[1], &arms[0])];
+        let s = section("d5s7", c5, n5, &arms, None, ratios);
+        print_section(&s);
+        Some(s)
+    } else {
+        println!("d5s7: skipped (--d5-roots 0)");
+        None
+    };
+
+    Ok(SearchReport {
+        gravity: path.name(),
+        roots_file: plan.roots_file.display().to_string(),
+        leaf_memo_entries: LEAF_MEMO_ENTRIES,
+        leaf_memo_bytes: MemoLeaf::new(FairLeaf, LEAF_MEMO_ENTRIES).memory_bytes(),
+        statistic: "one decision per root and arm; mean and median over roots",
+        d4s7,
+        d3s7,
+        d5s7,
+    })
+}
+
+// ---------------------------------------------------------------------------
+// engine suite
 
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -300,10 +1270,10 @@ fn arm(arm: &'static str, games: u64, r: &ArmRun) -> Arm {
     }
 }
 
-fn engine_suite(args: &BenchArgs, seed_start: u32) -> Result<EngineReport> {
-    let games = args.games;
-    let ref_games = args.reference_games.min(games);
-    let repeats = args.repeats;
+fn engine_suite(plan: &Plan, seed_start: u32) -> Result<EngineReport> {
+    let games = plan.games;
+    let ref_games = plan.reference_games.min(games);
+    let repeats = plan.repeats;
     println!(
         "engine suite: whole games, center policy, headless driver, seeds {}.., one thread, median of {repeats}",
         seed_hex(seed_start)
