@@ -14,15 +14,11 @@ use drop7::formats::{
 };
 use drop7::gravity::{Gravity, GravityChoice};
 use drop7::leaf::{FairLeaf, Leaf};
-use drop7::memo::MemoLeaf;
 use drop7::player::{FairSpec, TableSpec};
 use drop7::position::Position;
 use drop7::reference::search::ReferenceSearch;
 use drop7::search::{Decision, FairSearch, MAX_DEPTH, MAX_STRATA};
 use drop7::table::Table;
-
-/// Entries of the leaf memo the fast search uses (1.3 MB).
-pub const LEAF_MEMO_ENTRIES: usize = 1 << 15;
 
 /// Options of `drop7 decide`.
 #[derive(Args, Debug, Clone)]
@@ -112,7 +108,7 @@ pub fn run(args: &DecideArgs) -> Result<bool> {
             let path = choice.resolve()?;
             drop7::with_gravity!(path, |g| drop7::with_table!(table, |t| {
                 let mut s =
-                    FairSearch::new(MemoLeaf::new(FairLeaf, LEAF_MEMO_ENTRIES), t, g, config);
+                    FairSearch::new(FairLeaf, t, g, config);
                 answer(&mut s, single)
             }))
         }

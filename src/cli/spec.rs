@@ -233,10 +233,7 @@ macro_rules! with_policy {
                     |table| {
                         let $make = || {
                             drop7::player::FairPolicy::new(drop7::search::FairSearch::new(
-                                drop7::memo::MemoLeaf::new(
-                                    drop7::leaf::FairLeaf,
-                                    $crate::cli::decide::LEAF_MEMO_ENTRIES,
-                                ),
+                                drop7::leaf::FairLeaf,
                                 table.clone(),
                                 g,
                                 config,
