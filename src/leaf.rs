@@ -51,9 +51,34 @@ pub const FAIR_WEIGHTS: [f64; TERM_COUNT] = [
 ];
 
 /// A leaf evaluator: value of a non-terminal position at remaining depth 0.
+///
+/// The search evaluates many leaves that differ only in the next disc (the
+/// samples of a move that reveals no gray). [`Leaf::partial`] computes what
+/// does not depend on the next disc once, and [`Leaf::finish`] completes it
+/// for each next disc; `finish(&partial(pos), pos.next_disc)` must equal
+/// `evaluate(pos)` bit for bit.
 pub trait Leaf {
+    /// The next-disc-independent part of an evaluation.
+    type Partial: Copy;
     /// The value of `pos` (for [`FairLeaf`]: search.md §9).
     fn evaluate(&mut self, pos: &Position) -> f64;
+    /// The part of `pos`'s evaluation that ignores `pos.next_disc`.
+    fn partial(&mut self, pos: &Position) -> Self::Partial;
+    /// The value of the position of `partial` with next disc `next_disc`.
+    fn finish(&mut self, partial: &Self::Partial, next_disc: u8) -> f64;
+}
+
+/// [`FairLeaf`]'s next-disc-independent part: the dot product up to term 18
+/// (term 19, next_disc_vertical_options, is the last one added), and term 19
+/// for every next disc.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct FairPartial {
+    /// `result` after terms 1–18 (or the terminal value).
+    prefix: f64,
+    /// `by_next[n]` = next_disc_vertical_options for next disc `n` (1..=7).
+    by_next: [f64; 8],
+    /// The position is game over: every finish is [`FAIR_TERMINAL_UTILITY`].
+    game_over: bool,
 }
 
 /// The fair leaf (search.md §9): stateless, allocation-free, bit-exact.
@@ -61,9 +86,46 @@ pub trait Leaf {
 pub struct FairLeaf;
 
 impl Leaf for FairLeaf {
+    type Partial = FairPartial;
+
     #[inline]
     fn evaluate(&mut self, pos: &Position) -> f64 {
         FairLeaf::value(pos)
+    }
+
+    #[inline]
+    fn partial(&mut self, pos: &Position) -> FairPartial {
+        if pos.game_over {
+            return FairPartial {
+                prefix: FAIR_TERMINAL_UTILITY,
+                by_next: [0.0; 8],
+                game_over: true,
+            };
+        }
+        let features = Features::new(&pos.board);
+        let mut by_next = [0.0; 8];
+        for (n, slot) in by_next.iter_mut().enumerate().skip(1) {
+            *slot = f64::from(features.columns_of_height(n as u32 - 1));
+        }
+        let terms = features.terms(0, pos.moves_remaining);
+        FairPartial {
+            prefix: dot_prefix(&terms),
+            by_next,
+            game_over: false,
+        }
+    }
+
+    #[inline]
+    fn finish(&mut self, partial: &FairPartial, next_disc: u8) -> f64 {
+        if partial.game_over {
+            return FAIR_TERMINAL_UTILITY;
+        }
+        let options = partial
+            .by_next
+            .get(usize::from(next_disc))
+            .copied()
+            .unwrap_or(0.0);
+        partial.prefix + FAIR_WEIGHTS[TERM_COUNT - 1] * options
     }
 }
 
@@ -108,10 +170,16 @@ impl FairLeaf {
 ///   `-0.0` from an addition only when both operands are `-0.0`).
 #[inline(always)]
 fn dot(t: &[f64; TERM_COUNT]) -> f64 {
+    dot_prefix(t) + FAIR_WEIGHTS[TERM_COUNT - 1] * t[TERM_COUNT - 1]
+}
+
+/// [`dot`] without its last step (term 19): `result` after terms 1–18.
+#[inline(always)]
+fn dot_prefix(t: &[f64; TERM_COUNT]) -> f64 {
     let w = &FAIR_WEIGHTS;
     let mut result =
         ((w[0] * t[0] + w[1] * t[1]) + (w[2] * t[2] + w[3] * t[3])) + (w[4] * t[4] + w[5] * t[5]);
-    for k in (6..TERM_COUNT).filter(|&k| k != 16) {
+    for k in (6..TERM_COUNT - 1).filter(|&k| k != 16) {
         result += w[k] * t[k];
     }
     result

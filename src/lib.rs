@@ -7,7 +7,6 @@ pub mod formats;
 pub mod game;
 pub mod gravity;
 pub mod leaf;
-pub mod memo;
 pub mod player;
 pub mod policy;
 pub mod position;

@@ -92,7 +92,7 @@ mod tests {
 }
 
 use crate::board::Board;
-use crate::game::apply_move;
+use crate::game::{MoveSummary, apply_move};
 use crate::gravity::Gravity;
 use crate::leaf::Leaf;
 use crate::policy::COLUMN_ORDER;
@@ -269,6 +269,13 @@ impl<L: Leaf, T: Table, G: Gravity> FairSearch<L, T, G> {
     }
 
     /// Chance node `evaluateAction` (search.md §1.2): `(value, expected score)`.
+    ///
+    /// A move that draws no reveal value is the same move in every sample, so
+    /// it is played once and its afterstate reused; when the children are
+    /// leaves, the leaf's next-disc-independent part is computed once too.
+    /// Every sample still counts its move, node and leaf, and the budget is
+    /// checked at the same points, so values and counters are those of the
+    /// sample-by-sample definition.
     #[inline]
     fn chance(
         &mut self,
@@ -282,11 +289,25 @@ impl<L: Leaf, T: Table, G: Gravity> FairSearch<L, T, G> {
         let strata = self.config.strata;
         let mut value = 0.0f64;
         let mut expected = 0.0f64;
+        // The canonical afterstate and summary of a move without reveals.
+        let mut shared: Option<(Position, MoveSummary)> = None;
+        let mut shared_leaf: Option<L::Partial> = None;
         for s in 0..strata {
             self.check_budget()?;
-            let mut child = *pos;
-            let mut rng = StratifiedRandom::new(seed, s, strata);
-            let m = apply_move(self.gravity, &mut child, column, settled, &mut rng, &mut ());
+            let (mut child, m) = match shared {
+                Some(played) => played,
+                None => {
+                    let mut child = *pos;
+                    let mut rng = StratifiedRandom::new(seed, s, strata);
+                    let m =
+                        apply_move(self.gravity, &mut child, column, settled, &mut rng, &mut ());
+                    canonicalize(&mut child.board);
+                    if rng.event == 0 {
+                        shared = Some((child, m));
+                    }
+                    (child, m)
+                }
+            };
             self.stats.work += 1;
             self.stats.move_calls += 1;
             let sd = m.score_delta as f64;
@@ -296,22 +317,36 @@ impl<L: Leaf, T: Table, G: Gravity> FairSearch<L, T, G> {
                 continue;
             }
             child.next_disc = discs[s as usize];
-            canonicalize(&mut child.board);
-            value += sd + self.max_node(&child, depth - 1)?;
+            let v = if depth == 1 {
+                // The child is a max node at remaining depth 0: a leaf.
+                self.stats.nodes += 1;
+                self.check_budget()?;
+                self.stats.work += 1;
+                self.stats.leaf_calls += 1;
+                if shared.is_some() {
+                    let partial = match shared_leaf {
+                        Some(p) => p,
+                        None => *shared_leaf.insert(self.leaf.partial(&child)),
+                    };
+                    self.leaf.finish(&partial, child.next_disc)
+                } else {
+                    self.leaf.evaluate(&child)
+                }
+            } else {
+                self.max_node(&child, depth - 1)?
+            };
+            value += sd + v;
         }
         let n = f64::from(strata);
         Ok((value / n, expected / n))
     }
 
     /// Max node `bestFutureValue` (search.md §1.3).
+    /// Leaves (remaining depth 0) are evaluated inline by [`Self::chance`].
     fn max_node(&mut self, pos: &Position, depth: u32) -> Step<f64> {
+        debug_assert!(depth >= 1);
         self.stats.nodes += 1;
         self.check_budget()?;
-        if depth == 0 {
-            self.stats.work += 1;
-            self.stats.leaf_calls += 1;
-            return Ok(self.leaf.evaluate(pos));
-        }
         let key = Key::new(pos, depth);
         if T::ENABLED
             && let Some(v) = self.table.probe(&key)

@@ -378,7 +378,6 @@ fn bench_search_quick_writes_json() {
         "dm:65536",
         "sa:65536:2",
         "sa:65536:4",
-        "sa:65536:4/memo",
         "none",
         "reference",
     ] {

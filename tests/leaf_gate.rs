@@ -339,3 +339,26 @@ fn leaf_timing() {
         plain / fast
     );
 }
+
+/// `finish(partial(pos), n)` is `evaluate` of `pos` with next disc `n`, bit for
+/// bit, for every golden state and every next disc (the search shares the
+/// partial among samples that differ only in the next disc).
+#[test]
+fn partial_then_finish_equals_evaluate() {
+    let mut leaf = FairLeaf;
+    for c in cases() {
+        let partial = leaf.partial(&c.position);
+        for next in 1..=7 {
+            let pos = Position {
+                next_disc: next,
+                ..c.position
+            };
+            assert_eq!(
+                leaf.finish(&partial, next).to_bits(),
+                leaf.evaluate(&pos).to_bits(),
+                "{} next {next}",
+                c.provenance
+            );
+        }
+    }
+}

@@ -8,8 +8,8 @@
 //!   the fast [`FairLeaf`] against the plain `reference::leaf::fair_leaf`
 //!   (checked bit-identical on every state first).
 //! * `search`: fair-search decisions on real roots (`bench-roots-105.txt`):
-//!   d4s7 on the 21-root timing set for each transposition table (and one
-//!   arm with a leaf memo), and the plain reference search; d3s7 on all 105
+//!   d4s7 on the 21-root timing set for each transposition table, and the
+//!   plain reference search; d3s7 on all 105
 //!   roots; d5s7 on a few roots with large tables. Every arm must give the
 //!   values of the strict-LRU arm bit for bit.
 //!
@@ -28,7 +28,6 @@ use drop7::formats::{parse_seed, position_from_parts, seed_hex};
 use drop7::game::DriverKind;
 use drop7::gravity::{Bmi2, Gravity, GravityChoice, GravityPath, Portable};
 use drop7::leaf::{FairLeaf, Leaf};
-use drop7::memo::MemoLeaf;
 use drop7::player::TableSpec;
 use drop7::position::Position;
 use drop7::reference::leaf::fair_leaf;
@@ -40,10 +39,6 @@ use drop7::runner::{
 use drop7::search::{Decision, FairSearch, SearchConfig};
 use drop7::table::Table;
 use serde::{Deserialize, Serialize};
-
-/// Entries of the leaf memo of the bench's memo arm (1.3 MB); the default
-/// search has no memo, since this arm measured no gain.
-const LEAF_MEMO_ENTRIES: usize = 1 << 15;
 
 /// Move cap of the benchmark games (never reached by the center policy).
 const MAX_MOVES: u32 = 2000;
@@ -655,34 +650,19 @@ impl Decider for ReferenceSearch {
     }
 }
 
-/// A fast searcher with `table`, with or without the leaf memo.
-fn fast_decider(
-    path: GravityPath,
-    table: TableSpec,
-    memo: bool,
-    config: SearchConfig,
-) -> Box<dyn Decider> {
+/// A fast searcher with `table`.
+fn fast_decider(path: GravityPath, table: TableSpec, config: SearchConfig) -> Box<dyn Decider> {
     drop7::with_gravity!(path, |g| drop7::with_table!(table, |t| {
-        if memo {
-            Box::new(FairSearch::new(
-                MemoLeaf::new(FairLeaf, LEAF_MEMO_ENTRIES),
-                t,
-                g,
-                config,
-            )) as Box<dyn Decider>
-        } else {
-            Box::new(FairSearch::new(FairLeaf, t, g, config)) as Box<dyn Decider>
-        }
+        Box::new(FairSearch::new(FairLeaf, t, g, config)) as Box<dyn Decider>
     }))
 }
 
 /// An arm of a search section.
 struct SearchArmPlan {
-    /// Arm name (the table spec, `…/memo`, or `reference`).
+    /// Arm name (the table spec, or `reference`).
     name: String,
     table: String,
     implementation: &'static str,
-    leaf_memo: bool,
     /// It runs on the first `roots` roots of the section.
     roots: usize,
     decider: Box<dyn Decider>,
@@ -693,24 +673,13 @@ struct SearchArmPlan {
 }
 
 impl SearchArmPlan {
-    fn fast(
-        path: GravityPath,
-        table: TableSpec,
-        memo: bool,
-        roots: usize,
-        config: SearchConfig,
-    ) -> Self {
+    fn fast(path: GravityPath, table: TableSpec, roots: usize, config: SearchConfig) -> Self {
         SearchArmPlan {
-            name: if memo {
-                format!("{table}/memo")
-            } else {
-                table.to_string()
-            },
+            name: table.to_string(),
             table: table.to_string(),
             implementation: "fast",
-            leaf_memo: memo,
             roots,
-            decider: fast_decider(path, table, memo, config),
+            decider: fast_decider(path, table, config),
             runs: Vec::new(),
             table_bytes: None,
         }
@@ -721,7 +690,6 @@ impl SearchArmPlan {
             name: "reference".into(),
             table: TableSpec::Lru(capacity).to_string(),
             implementation: "reference",
-            leaf_memo: false,
             roots,
             decider: Box::new(ReferenceSearch::new(config, capacity)),
             runs: Vec::new(),
@@ -739,7 +707,7 @@ fn outcome(d: &Decision) -> (Option<usize>, u32, [Option<u64>; 7]) {
     )
 }
 
-/// The counters two strict-LRU searches (or memo vs no memo) must agree on.
+/// The counters two strict-LRU searches must agree on.
 fn counts(d: &Decision) -> [u64; 7] {
     let s = &d.stats;
     [
@@ -797,8 +765,6 @@ fn run_section(label: &str, roots: &[Position], arms: &mut [SearchArmPlan]) -> R
 struct SearchReport {
     gravity: &'static str,
     roots_file: String,
-    leaf_memo_entries: usize,
-    leaf_memo_bytes: usize,
     statistic: &'static str,
     d4s7: SearchSection,
     d3s7: SearchSection,
@@ -827,7 +793,6 @@ struct SearchArm {
     arm: String,
     table: String,
     implementation: &'static str,
-    leaf_memo: bool,
     roots: usize,
     ms_per_decision: f64,
     ms_median: f64,
@@ -888,7 +853,6 @@ fn summarize(arm: &SearchArmPlan, lru: Option<&SearchArmPlan>) -> SearchArm {
         arm: arm.name.clone(),
         table: arm.table.clone(),
         implementation: arm.implementation,
-        leaf_memo: arm.leaf_memo,
         roots: runs.len(),
         ms_per_decision: ms_total / runs.len().max(1) as f64,
         ms_median: if ms.is_empty() { 0.0 } else { median(&ms) },
@@ -994,9 +958,8 @@ fn search_suite(plan: &Plan, all_roots: &[Position]) -> Result<SearchReport> {
     let n_none = plan.search_roots_none.min(n4);
     let n_ref = plan.reference_roots.min(n4);
     println!(
-        "search suite: gravity {}, one thread, one decision per root and arm (the /memo arm: leaf memo of {} entries)",
-        path.name(),
-        LEAF_MEMO_ENTRIES
+        "search suite: gravity {}, one thread, one decision per root and arm",
+        path.name()
     );
 
     // d4s7: every table, interleaved root by root.
@@ -1006,23 +969,21 @@ fn search_suite(plan: &Plan, all_roots: &[Position]) -> Result<SearchReport> {
         ways: 4,
     };
     let mut arms = vec![
-        SearchArmPlan::fast(path, TableSpec::Lru(LRU_CAPACITY), false, n4, c4),
-        SearchArmPlan::fast(path, TableSpec::DirectMapped(1 << 16), false, n4, c4),
+        SearchArmPlan::fast(path, TableSpec::Lru(LRU_CAPACITY), n4, c4),
+        SearchArmPlan::fast(path, TableSpec::DirectMapped(1 << 16), n4, c4),
         SearchArmPlan::fast(
             path,
             TableSpec::SetAssociative {
                 entries: 1 << 16,
                 ways: 2,
             },
-            false,
             n4,
             c4,
         ),
-        SearchArmPlan::fast(path, sa4, false, n4, c4),
-        SearchArmPlan::fast(path, sa4, true, n4, c4),
+        SearchArmPlan::fast(path, sa4, n4, c4),
     ];
     if n_none > 0 {
-        arms.push(SearchArmPlan::fast(path, TableSpec::None, false, n_none, c4));
+        arms.push(SearchArmPlan::fast(path, TableSpec::None, n_none, c4));
     }
     if n_ref > 0 {
         arms.push(SearchArmPlan::reference(LRU_CAPACITY, n_ref, c4));
@@ -1030,21 +991,7 @@ fn search_suite(plan: &Plan, all_roots: &[Position]) -> Result<SearchReport> {
     run_section("d4s7", &all_roots[..n4], &mut arms)?;
     let find = |arms: &[SearchArmPlan], name: &str| arms.iter().position(|a| a.name == name);
     let (lru_i, sa4_i) = (0, 3);
-    let memo_i = 4;
-    // The memo never changes a counter; the reference's strict LRU is the fast one's.
-    for (i, (a, b)) in arms[sa4_i]
-        .runs
-        .iter()
-        .zip(&arms[memo_i].runs)
-        .enumerate()
-    {
-        if counts(&a.0) != counts(&b.0) {
-            bail!(
-                "search bench: d4s7 leaf memo changed the counters on root {}",
-                i + 1
-            );
-        }
-    }
+    // The reference's strict LRU is the fast one's.
     if let Some(r) = find(&arms, "reference") {
         for (i, (a, b)) in arms[r].runs.iter().zip(&arms[lru_i].runs).enumerate() {
             if counts(&a.0) != counts(&b.0) {
@@ -1062,7 +1009,6 @@ fn search_suite(plan: &Plan, all_roots: &[Position]) -> Result<SearchReport> {
         ratios.push(ratio(&arms[lru_i], &arms[r]));
     }
     ratios.push(ratio(&arms[sa4_i], &arms[lru_i]));
-    ratios.push(ratio(&arms[memo_i], &arms[sa4_i]));
     if let Some(none) = find(&arms, "none") {
         ratios.push(ratio(&arms[none], &arms[sa4_i]));
     }
@@ -1073,7 +1019,7 @@ fn search_suite(plan: &Plan, all_roots: &[Position]) -> Result<SearchReport> {
     // d3s7 on all roots, one table.
     let c3 = SearchConfig::new(3, 7);
     let n3 = plan.d3_roots.min(all_roots.len());
-    let mut arms = vec![SearchArmPlan::fast(path, plan.d3_table, false, n3, c3)];
+    let mut arms = vec![SearchArmPlan::fast(path, plan.d3_table, n3, c3)];
     let t = Instant::now();
     for (i, root) in all_roots.iter().enumerate().take(n3) {
         let t1 = Instant::now();
@@ -1103,12 +1049,11 @@ fn search_suite(plan: &Plan, all_roots: &[Position]) -> Result<SearchReport> {
                     entries: 1 << 20,
                     ways: 4,
                 },
-                false,
                 n5,
                 c5,
             ),
-            SearchArmPlan::fast(path, TableSpec::DirectMapped(1 << 20), false, n5, c5),
-            SearchArmPlan::fast(path, sa4, false, n5, c5),
+            SearchArmPlan::fast(path, TableSpec::DirectMapped(1 << 20), n5, c5),
+            SearchArmPlan::fast(path, sa4, n5, c5),
         ];
         run_section("d5s7", &all_roots[..n5], &mut arms)?;
         let ratios = vec![ratio(&arms[2], &arms[0]), ratio(&arms[1], &arms[0])];
@@ -1123,8 +1068,6 @@ fn search_suite(plan: &Plan, all_roots: &[Position]) -> Result<SearchReport> {
     Ok(SearchReport {
         gravity: path.name(),
         roots_file: plan.roots_file.display().to_string(),
-        leaf_memo_entries: LEAF_MEMO_ENTRIES,
-        leaf_memo_bytes: MemoLeaf::new(FairLeaf, LEAF_MEMO_ENTRIES).memory_bytes(),
         statistic: "one decision per root and arm; mean and median over roots",
         d4s7,
         d3s7,

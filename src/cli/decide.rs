@@ -107,8 +107,7 @@ pub fn run(args: &DecideArgs) -> Result<bool> {
             };
             let path = choice.resolve()?;
             drop7::with_gravity!(path, |g| drop7::with_table!(table, |t| {
-                let mut s =
-                    FairSearch::new(FairLeaf, t, g, config);
+                let mut s = FairSearch::new(FairLeaf, t, g, config);
                 answer(&mut s, single)
             }))
         }
