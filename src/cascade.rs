@@ -165,6 +165,16 @@ fn poppers(cols: &[u32; SIZE]) -> [u32; SIZE] {
     out
 }
 
+/// Number of set indicator bits (one per nibble) in seven column words,
+/// without a popcount instruction (not in the x86-64 baseline): nibble-wise
+/// sums (at most 7 a nibble), then bytes (at most 14), then one multiply.
+#[inline(always)]
+fn count_indicators(words: &[u32; SIZE]) -> u32 {
+    let nibbles = words.iter().fold(0, |a, &w| a + w);
+    let bytes = (nibbles & 0x0F0F_0F0F) + ((nibbles >> 4) & 0x0F0F_0F0F);
+    bytes.wrapping_mul(0x0101_0101) >> 24
+}
+
 /// Whether no cell of `board` would pop: the state every board is in between
 /// moves of a real game.
 #[inline]
@@ -251,12 +261,11 @@ fn resolve_from<G: Gravity, R: DiscSource, S: WaveSink>(
             return result;
         }
         let cols = board.columns_mut();
-        let mut cleared = 0u32;
+        let cleared = count_indicators(&pop);
         let mut reveal = [0u32; SIZE];
         let mut any_reveal = 0u32;
         for c in 0..SIZE {
             let p = pop[c];
-            cleared += p.count_ones();
             let mut hits = ((p << 4) & COLUMN_BITS) + (p >> 4);
             if c > 0 {
                 hits += pop[c - 1];

@@ -50,6 +50,11 @@ impl Gravity for Portable {
     }
 }
 
+#[cfg(all(feature = "bmi2", not(target_feature = "bmi2")))]
+compile_error!(
+    "the `bmi2` feature compiles for CPUs with BMI2 only: build with RUSTFLAGS=\"-C target-feature=+bmi2\" (or -C target-cpu=native on such a CPU)"
+);
+
 /// The BMI2 path: one `PEXT` per column. Obtain it with [`Bmi2::detect`].
 #[derive(Clone, Copy, Debug)]
 pub struct Bmi2 {
@@ -57,9 +62,15 @@ pub struct Bmi2 {
 }
 
 impl Bmi2 {
-    /// `Some` only when the running CPU supports BMI2.
+    /// `Some` only when the running CPU supports BMI2 (always `Some` in a
+    /// build with the `bmi2` feature, which requires BMI2 at compile time).
     pub fn detect() -> Option<Bmi2> {
+        #[cfg(all(feature = "bmi2", target_feature = "bmi2"))]
+        {
+            return Some(Bmi2 { _proof: () });
+        }
         #[cfg(target_arch = "x86_64")]
+        #[allow(unreachable_code)]
         {
             if std::arch::is_x86_feature_detected!("bmi2") {
                 return Some(Bmi2 { _proof: () });
