@@ -170,7 +170,7 @@ fn poppers(cols: &[u32; SIZE]) -> [u32; SIZE] {
 /// sums (at most 7 a nibble), then bytes (at most 14), then one multiply.
 #[inline(always)]
 fn count_indicators(words: &[u32; SIZE]) -> u32 {
-    let nibbles = words.iter().fold(0, |a, &w| a + w);
+    let nibbles: u32 = words.iter().sum();
     let bytes = (nibbles & 0x0F0F_0F0F) + ((nibbles >> 4) & 0x0F0F_0F0F);
     bytes.wrapping_mul(0x0101_0101) >> 24
 }

@@ -250,6 +250,8 @@ mod tests {
         );
         assert!("sa:1024:3".parse::<TableSpec>().is_err());
         assert!("lru:x".parse::<TableSpec>().is_err());
+        assert!("lru:1000000000000".parse::<TableSpec>().is_err());
+        assert!("sa:0".parse::<TableSpec>().is_err());
         assert!("big".parse::<TableSpec>().is_err());
         assert_eq!(
             "fair:d5s7".parse::<FairSpec>(),
