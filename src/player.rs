@@ -69,9 +69,19 @@ impl fmt::Display for TableSpec {
 #[error("{0}")]
 pub struct SpecError(String);
 
+/// Largest table size accepted, in entries (2^27: about 5 GB of slots).
+pub const MAX_TABLE_ENTRIES: usize = 1 << 27;
+
 fn parse_count(text: &str, what: &str) -> Result<usize, SpecError> {
-    text.parse::<usize>()
-        .map_err(|_| SpecError(format!("{what}: {text:?} is not a non-negative integer")))
+    let n = text
+        .parse::<usize>()
+        .map_err(|_| SpecError(format!("{what}: {text:?} is not a non-negative integer")))?;
+    if n > MAX_TABLE_ENTRIES {
+        return Err(SpecError(format!(
+            "{what}: {n} exceeds the limit of {MAX_TABLE_ENTRIES} entries"
+        )));
+    }
+    Ok(n)
 }
 
 fn power_of_two(n: usize, spec: &str) -> Result<usize, SpecError> {
