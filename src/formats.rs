@@ -119,7 +119,7 @@ pub enum RootError {
     Json(String),
     /// The board text is malformed.
     #[error("board: {0}")]
-    Board(#[from] crate::error::BoardError),
+    Board(crate::error::BoardError),
     /// `next` outside 1..=7.
     #[error("next must be 1-7, got {0}")]
     Next(u64),
@@ -135,26 +135,31 @@ pub enum RootError {
 /// # Errors
 /// [`RootError`] naming the first problem found.
 pub fn parse_root_line(line: &str) -> Result<crate::position::Position, RootError> {
-    let v: serde_json::Value =
-        serde_json::from_str(line).map_err(|e| RootError::Json(e.to_string()))?;
+    use serde_json::Value;
+    let v: Value = serde_json::from_str(line).map_err(|e| RootError::Json(e.to_string()))?;
     let obj = v
         .as_object()
         .ok_or_else(|| RootError::Json("expected a JSON object".into()))?;
-    let board = obj
-        .get("board")
-        .and_then(|b| b.as_str())
-        .ok_or_else(|| RootError::Json("missing string key \"board\"".into()))?;
-    let next = obj
-        .get("next")
-        .and_then(|n| n.as_u64())
-        .ok_or_else(|| RootError::Json("missing integer key \"next\"".into()))?;
-    let moves = obj
-        .get("movesRemaining")
-        .and_then(|n| n.as_u64())
-        .ok_or_else(|| RootError::Json("missing integer key \"movesRemaining\"".into()))?;
+    let board = match obj.get("board") {
+        Some(Value::String(b)) => b.as_str(),
+        Some(_) => {
+            return Err(RootError::Json(
+                "\"board\" must be a 49-character string".into(),
+            ));
+        }
+        None => return Err(RootError::Json("missing key \"board\"".into())),
+    };
+    let integer = |key: &str, range: &str| match obj.get(key) {
+        Some(n) => n.as_u64().ok_or_else(|| {
+            RootError::Json(format!("\"{key}\" must be an integer {range}, got {n}"))
+        }),
+        None => Err(RootError::Json(format!("missing key \"{key}\""))),
+    };
+    let next = integer("next", "1-7")?;
+    let moves = integer("movesRemaining", "1-5")?;
     let game_over = match obj.get("gameOver") {
-        None | Some(serde_json::Value::Null) => false,
-        Some(serde_json::Value::Bool(b)) => *b,
+        None | Some(Value::Null) => false,
+        Some(Value::Bool(b)) => *b,
         Some(_) => return Err(RootError::Json("\"gameOver\" must be a boolean".into())),
     };
     position_from_parts(board, next, moves, game_over)
@@ -171,7 +176,7 @@ pub fn position_from_parts(
     moves_remaining: u64,
     game_over: bool,
 ) -> Result<crate::position::Position, RootError> {
-    let board: crate::board::Board = board.parse()?;
+    let board: crate::board::Board = board.parse().map_err(RootError::Board)?;
     if !(1..=7).contains(&next) {
         return Err(RootError::Next(next));
     }

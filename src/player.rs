@@ -69,8 +69,8 @@ impl fmt::Display for TableSpec {
 #[error("{0}")]
 pub struct SpecError(String);
 
-/// Largest table size accepted, in entries (2^27: about 5 GB of slots).
-pub const MAX_TABLE_ENTRIES: usize = 1 << 27;
+/// Largest table size accepted, in entries (2^26: under 3 GB of slots).
+pub const MAX_TABLE_ENTRIES: usize = 1 << 26;
 
 fn parse_count(text: &str, what: &str) -> Result<usize, SpecError> {
     let n = text

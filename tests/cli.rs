@@ -208,19 +208,16 @@ fn resume_after_interruption_gives_the_same_bytes() {
     let full = play_to(&dir, "full.jsonl", &["--threads", "2"]);
     let cut = dir.join("cut.jsonl");
     let p = cut.to_str().unwrap();
-    // Cut mid-line, at a line end, and with a corrupt tail; resume each.
+    // Cut mid-line, at a line end; resume each.
     let mid = full.len() / 3 + 7;
     let at_line_end = full[..full.len() / 2]
         .iter()
         .rposition(|&b| b == b'\n')
         .unwrap()
         + 1;
-    let mut corrupt = full[..at_line_end].to_vec();
-    corrupt.extend_from_slice(b"{\"seed\":\"0x00000001\",garbage\n{\"seed\":");
     for prefix in [
         full[..mid].to_vec(),
         full[..at_line_end].to_vec(),
-        corrupt,
         Vec::new(),
         full.clone(),
     ] {
@@ -258,6 +255,47 @@ fn resume_after_interruption_gives_the_same_bytes() {
         "--resume",
     ]);
     assert!(std::fs::read(&cut).unwrap() == full);
+}
+
+/// A file that is not (only) this run's records is refused and left as it was:
+/// a corrupt complete line, any other text, a foreign tail.
+#[test]
+fn resume_never_destroys_other_content() {
+    let dir = scratch("resume-foreign");
+    let full = play_to(&dir, "full.jsonl", &[]);
+    let path = dir.join("x.jsonl");
+    let p = path.to_str().unwrap();
+    let at_line_end = full[..full.len() / 2]
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .unwrap()
+        + 1;
+    let mut corrupt = full[..at_line_end].to_vec();
+    corrupt.extend_from_slice(b"{\"seed\":\"0x00000001\",garbage\n{\"seed\":");
+    let mut foreign_tail = full[..at_line_end].to_vec();
+    foreign_tail.extend_from_slice(b"notes: keep me");
+    for content in [
+        corrupt,
+        foreign_tail,
+        b"# my notes\nline two\n".to_vec(),
+        b"plain text".to_vec(),
+    ] {
+        std::fs::write(&path, &content).unwrap();
+        assert_one_error_line(&[
+            "play",
+            "--games",
+            "3000",
+            "--seed-start",
+            "0xFFFFFF00",
+            "--out",
+            p,
+            "--resume",
+        ]);
+        assert!(
+            std::fs::read(&path).unwrap() == content,
+            "resume changed a foreign file"
+        );
+    }
 }
 
 #[test]

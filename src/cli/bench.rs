@@ -40,6 +40,24 @@ use drop7::search::{Decision, FairSearch, SearchConfig};
 use drop7::table::Table;
 use serde::{Deserialize, Serialize};
 
+/// The human table goes to stdout best-effort: a closed or full stdout (e.g.
+/// `| head`) must not abort a long run before its JSON report is written.
+macro_rules! outln {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stdout(), $($arg)*);
+    }};
+}
+
+/// [`outln!`] without the newline.
+#[allow(unused_macros)]
+macro_rules! out {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = write!(std::io::stdout(), $($arg)*);
+    }};
+}
+
 /// Move cap of the benchmark games (never reached by the center policy).
 const MAX_MOVES: u32 = 2000;
 
@@ -260,7 +278,7 @@ pub fn run(args: &BenchArgs) -> Result<()> {
     }
     let text = serde_json::to_string_pretty(&report)? + "\n";
     fs::write(&out, text).with_context(|| format!("cannot write --out {}", out.display()))?;
-    println!("wrote {}", out.display());
+    outln!("wrote {}", out.display());
     Ok(())
 }
 
@@ -512,7 +530,7 @@ fn leaf_suite(plan: &Plan, states: &[LeafState]) -> Result<LeafReport> {
     let passes_for = |one: f64| ((plan.leaf_seconds / one.max(1e-9)).ceil() as u64).max(1);
     let fast_passes = passes_for(time_fast_leaf(&positions, 1));
     let plain_passes = passes_for(time_plain_leaf(&plain, 1));
-    println!(
+    outln!(
         "leaf suite: {} states ({} timed, {} checked against golden bits), median of {}",
         states.len(),
         n,
@@ -551,14 +569,22 @@ fn leaf_suite(plan: &Plan, states: &[LeafState]) -> Result<LeafReport> {
             &plain_runs,
         ),
     ];
-    println!(
+    outln!(
         "{:<8} {:>7} {:>12} {:>9} {:>9}",
-        "arm", "passes", "leaves", "seconds", "ns/leaf"
+        "arm",
+        "passes",
+        "leaves",
+        "seconds",
+        "ns/leaf"
     );
     for a in &arms {
-        println!(
+        outln!(
             "{:<8} {:>7} {:>12} {:>9.3} {:>9.1}",
-            a.arm, a.passes, a.leaves, a.seconds, a.ns_per_leaf
+            a.arm,
+            a.passes,
+            a.leaves,
+            a.seconds,
+            a.ns_per_leaf
         );
     }
     let ratio = LeafRatio {
@@ -567,7 +593,7 @@ fn leaf_suite(plan: &Plan, states: &[LeafState]) -> Result<LeafReport> {
         ns_per_leaf_ratio: arms[0].ns_per_leaf / arms[1].ns_per_leaf,
         speedup: arms[1].ns_per_leaf / arms[0].ns_per_leaf,
     };
-    println!("fast leaf {:.2}x faster than plain", ratio.speedup);
+    outln!("fast leaf {:.2}x faster than plain", ratio.speedup);
     Ok(LeafReport {
         file: plan.leaf_file.display().to_string(),
         states: states.len(),
@@ -885,11 +911,16 @@ fn ratio(arm: &SearchArmPlan, baseline: &SearchArmPlan) -> SearchRatio {
 }
 
 fn print_section(s: &SearchSection) {
-    println!(
+    outln!(
         "{}: depth {}, strata {}, max work {} (W+1), {} roots, values checked against {}",
-        s.config, s.depth, s.strata, s.max_work, s.roots, s.baseline
+        s.config,
+        s.depth,
+        s.strata,
+        s.max_work,
+        s.roots,
+        s.baseline
     );
-    println!(
+    outln!(
         "{:<20} {:>5} {:>9} {:>9} {:>8} {:>11} {:>10} {:>9} {:>7} {:>9}",
         "arm",
         "roots",
@@ -903,7 +934,7 @@ fn print_section(s: &SearchSection) {
         "table MB"
     );
     for a in &s.arms {
-        println!(
+        outln!(
             "{:<20} {:>5} {:>9.1} {:>9.1} {:>8.1} {:>11.0} {:>10.0} {:>9.0} {:>7} {:>9}",
             a.arm,
             a.roots,
@@ -919,7 +950,7 @@ fn print_section(s: &SearchSection) {
         );
     }
     for r in &s.ratios {
-        println!(
+        outln!(
             "{} vs {} on {} roots: {:.1} vs {:.1} ms per decision, {:.2}x",
             r.arm,
             r.baseline,
@@ -957,7 +988,7 @@ fn search_suite(plan: &Plan, all_roots: &[Position]) -> Result<SearchReport> {
     let n4 = plan.search_roots.min(all_roots.len());
     let n_none = plan.search_roots_none.min(n4);
     let n_ref = plan.reference_roots.min(n4);
-    println!(
+    outln!(
         "search suite: gravity {}, one thread, one decision per root and arm",
         path.name()
     );
@@ -1061,7 +1092,7 @@ fn search_suite(plan: &Plan, all_roots: &[Position]) -> Result<SearchReport> {
         print_section(&s);
         Some(s)
     } else {
-        println!("d5s7: skipped (--d5-roots 0)");
+        outln!("d5s7: skipped (--d5-roots 0)");
         None
     };
 
@@ -1219,19 +1250,29 @@ fn engine_suite(plan: &Plan, seed_start: u32) -> Result<EngineReport> {
     let games = plan.games;
     let ref_games = plan.reference_games.min(games);
     let repeats = plan.repeats;
-    println!(
+    outln!(
         "engine suite: whole games, center policy, headless driver, seeds {}.., one thread, median of {repeats}",
         seed_hex(seed_start)
     );
-    println!(
+    outln!(
         "{:<16} {:>8} {:>10} {:>9} {:>12} {:>8}",
-        "arm", "games", "moves", "seconds", "moves/s", "ns/move"
+        "arm",
+        "games",
+        "moves",
+        "seconds",
+        "moves/s",
+        "ns/move"
     );
     let mut arms = Vec::new();
     let mut add = |a: Arm| {
-        println!(
+        outln!(
             "{:<16} {:>8} {:>10} {:>9.3} {:>12.0} {:>8.1}",
-            a.arm, a.games, a.moves, a.seconds, a.moves_per_second, a.ns_per_move
+            a.arm,
+            a.games,
+            a.moves,
+            a.seconds,
+            a.moves_per_second,
+            a.ns_per_move
         );
         arms.push(a);
     };
@@ -1242,7 +1283,7 @@ fn engine_suite(plan: &Plan, seed_start: u32) -> Result<EngineReport> {
     match &bmi2 {
         Some(r) => add(arm("packed-bmi2", games, r)),
         None => {
-            println!("{:<16} skipped: this CPU has no BMI2", "packed-bmi2");
+            outln!("{:<16} skipped: this CPU has no BMI2", "packed-bmi2");
             skipped.push(Skipped {
                 arm: "packed-bmi2",
                 reason: "this CPU has no BMI2",
@@ -1286,9 +1327,11 @@ fn engine_suite(plan: &Plan, seed_start: u32) -> Result<EngineReport> {
         ratios.push(ratio("packed-bmi2", b, "packed-portable", &portable));
     }
     for r in &ratios {
-        println!(
+        outln!(
             "{:<16} {:.2}x faster per move than {}",
-            r.arm, r.speedup, r.baseline
+            r.arm,
+            r.speedup,
+            r.baseline
         );
     }
 
@@ -1332,14 +1375,15 @@ fn engine_suite(plan: &Plan, seed_start: u32) -> Result<EngineReport> {
             ns_per_move,
             games_per_second: games as f64 / seconds,
         };
-        println!(
+        outln!(
             "threads {t} (packed, {}): {moves} moves in {seconds:.3} s, {moves_per_second:.0} moves/s, {:.0} games/s",
-            run.gravity, run.games_per_second
+            run.gravity,
+            run.games_per_second
         );
         threads.push(run);
     }
     let scaling = threads[1].moves_per_second / threads[0].moves_per_second;
-    println!("scaling 2 threads / 1 thread: {scaling:.2}x");
+    outln!("scaling 2 threads / 1 thread: {scaling:.2}x");
 
     Ok(EngineReport {
         workload: Workload {

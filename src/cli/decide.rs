@@ -30,9 +30,10 @@ pub struct DecideArgs {
     #[arg(long, default_value_t = 5, value_name = "S")]
     pub strata: u32,
     /// Transposition table: none, lru:C (reference semantics), dm:N or sa:N[:W]
-    /// (N entries, a power of two; W ways, 2 or 4).
-    #[arg(long, default_value = "sa:65536:4", value_name = "TABLE")]
-    pub table: String,
+    /// (N entries, a power of two; W ways, 2 or 4)
+    /// [default: sa:65536:4; with --search reference: lru:200000].
+    #[arg(long, value_name = "TABLE")]
+    pub table: Option<String>,
     /// Work budget [default: W(D,S)+1, which never binds].
     #[arg(long, value_name = "W")]
     pub max_work: Option<u64>,
@@ -86,7 +87,11 @@ pub fn run(args: &DecideArgs) -> Result<bool> {
     if !(1..=MAX_STRATA).contains(&args.strata) {
         bail!("--strata must be 1-{MAX_STRATA}, got {}", args.strata);
     }
-    let table: TableSpec = args.table.parse().context("--table")?;
+    let table: TableSpec = match (&args.table, args.search.as_str()) {
+        (Some(t), _) => t.parse().context("--table")?,
+        (None, "reference") => TableSpec::Lru(200_000),
+        (None, _) => TableSpec::DEFAULT,
+    };
     let config = FairSpec {
         depth: args.depth,
         strata: args.strata,

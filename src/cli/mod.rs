@@ -38,7 +38,10 @@ enum Command {
 
 /// Parses the command line, runs it, and reports errors as one line.
 pub fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => return usage_error(e),
+    };
     let result = match &cli.command {
         Command::Play(a) => play::run(a).map(|()| true),
         Command::Trace(a) => trace::run(a).map(|()| true),
@@ -55,6 +58,28 @@ pub fn main() -> ExitCode {
             let msg = format!("{e:#}").replace('\n', " ");
             eprintln!("error: {msg}");
             ExitCode::FAILURE
+        }
+    }
+}
+
+/// Help and version go out as clap prints them; a usage error becomes one
+/// `error: …` line (the usage text is left to `--help`), exit status 2.
+fn usage_error(e: clap::Error) -> ExitCode {
+    use clap::error::ErrorKind;
+    match e.kind() {
+        ErrorKind::DisplayHelp
+        | ErrorKind::DisplayVersion
+        | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => e.exit(),
+        _ => {
+            let text = e.render().to_string();
+            let message: Vec<&str> = text
+                .lines()
+                .take_while(|l| !l.starts_with("Usage:"))
+                .map(str::trim)
+                .filter(|l| !l.is_empty())
+                .collect();
+            eprintln!("{} (see drop7 --help)", message.join(" "));
+            ExitCode::from(2)
         }
     }
 }

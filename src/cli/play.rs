@@ -34,6 +34,9 @@ pub struct PlayArgs {
     resume: bool,
 }
 
+/// Most worker threads a run may ask for.
+const MAX_THREADS: usize = 1024;
+
 /// How often the record file is flushed while games complete.
 const FLUSH_EVERY: Duration = Duration::from_millis(100);
 /// The progress bar appears only once a run has taken this long.
@@ -42,8 +45,10 @@ const BAR_DELAY: Duration = Duration::from_millis(800);
 /// Runs `drop7 play`.
 pub fn run(args: &PlayArgs) -> Result<()> {
     let setup = args.game.resolve(args.games)?;
-    if args.threads == Some(0) {
-        bail!("--threads must be at least 1");
+    match args.threads {
+        Some(0) => bail!("--threads must be at least 1"),
+        Some(t) if t > MAX_THREADS => bail!("--threads {t} exceeds the limit of {MAX_THREADS}"),
+        _ => {}
     }
     if args.resume && args.out.is_none() {
         bail!("--resume needs --out FILE");
@@ -152,11 +157,13 @@ fn open_resume(path: &Path, setup: &GameSetup, labels: &RunLabels) -> Result<(Fi
     let mut kept = Kept::default();
     let mut pos = 0usize;
     while let Some(len) = bytes[pos..].iter().position(|&b| b == b'\n') {
-        let Ok(rec) = serde_json::from_slice::<GameRecord>(&bytes[pos..pos + len]) else {
-            break; // corrupt: drop it and everything after it
-        };
         let index = kept.stats.games;
         let line = index + 1;
+        let Ok(rec) = serde_json::from_slice::<GameRecord>(&bytes[pos..pos + len]) else {
+            bail!(
+                "--out {shown} line {line} is not a game record; not resuming (nothing was changed)"
+            );
+        };
         if index == setup.games {
             bail!(
                 "--out {shown} already holds more than the requested {} games; not resuming",
@@ -177,7 +184,16 @@ fn open_resume(path: &Path, setup: &GameSetup, labels: &RunLabels) -> Result<(Fi
         kept.stats.add(&rec);
         pos += len + 1;
     }
-    kept.dropped_bytes = (bytes.len() - pos) as u64;
+    // Only an interrupted last record (no newline yet) may be dropped.
+    let tail = &bytes[pos..];
+    const START: &[u8] = b"{\"seed\":\"0x";
+    if !(tail.starts_with(START) || START.starts_with(tail)) {
+        bail!(
+            "--out {shown} ends with {} bytes that are not the start of a game record; not resuming (nothing was changed)",
+            tail.len()
+        );
+    }
+    kept.dropped_bytes = tail.len() as u64;
     let mut file = OpenOptions::new()
         .write(true)
         .create(true)
