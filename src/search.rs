@@ -105,6 +105,27 @@ pub const MAX_STRATA: u32 = 32;
 /// Largest supported depth.
 pub const MAX_DEPTH: u32 = 8;
 
+/// Anything that decides positions: the fast [`FairSearch`] and the plain
+/// [`crate::reference::search::ReferenceSearch`], behind one interface for the
+/// CLI and the benchmarks.
+pub trait Decide {
+    /// One decision on `pos` (source orientation).
+    fn decide_position(&mut self, pos: &Position) -> Decision;
+    /// Bytes held by the transposition table (`None` if not reported).
+    fn table_bytes(&self) -> Option<usize> {
+        None
+    }
+}
+
+impl<L: Leaf, T: Table, G: Gravity> Decide for FairSearch<L, T, G> {
+    fn decide_position(&mut self, pos: &Position) -> Decision {
+        self.decide(pos)
+    }
+    fn table_bytes(&self) -> Option<usize> {
+        Some(self.table.memory_bytes())
+    }
+}
+
 /// The work cap fired (search.md §5): the current iteration is abandoned.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct WorkLimitReached;

@@ -313,6 +313,16 @@ struct Slot {
     value: f64,
 }
 
+/// Empties slot tables in O(1): slots of older generations count as empty.
+/// Only when the 32-bit generation wraps are the slots wiped for real.
+fn next_generation(slots: &mut [Slot], generation: &mut u32) {
+    *generation = generation.wrapping_add(1);
+    if *generation == 0 {
+        slots.fill(Slot::default());
+        *generation = 1;
+    }
+}
+
 /// Direct-mapped table with depth-preferred replacement: a new entry replaces
 /// the slot's occupant when that is stale (from an earlier decision) or the new
 /// remaining depth is at least the occupant's.
@@ -341,11 +351,7 @@ impl DirectMapped {
 
 impl Table for DirectMapped {
     fn clear(&mut self) {
-        self.generation = self.generation.wrapping_add(1);
-        if self.generation == 0 {
-            self.slots.fill(Slot::default());
-            self.generation = 1;
-        }
+        next_generation(&mut self.slots, &mut self.generation);
         self.entries = 0;
         self.evictions = 0;
     }
@@ -428,11 +434,7 @@ impl SetAssociative {
 
 impl Table for SetAssociative {
     fn clear(&mut self) {
-        self.generation = self.generation.wrapping_add(1);
-        if self.generation == 0 {
-            self.slots.fill(Slot::default());
-            self.generation = 1;
-        }
+        next_generation(&mut self.slots, &mut self.generation);
         self.entries = 0;
         self.evictions = 0;
     }

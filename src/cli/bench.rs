@@ -26,8 +26,8 @@ use clap::Args;
 use drop7::board::{Cells, parse_cells};
 use drop7::formats::{parse_seed, position_from_parts, seed_hex};
 use drop7::game::DriverKind;
-use drop7::gravity::{Bmi2, Gravity, GravityChoice, GravityPath, Portable};
-use drop7::leaf::{FairLeaf, Leaf};
+use drop7::gravity::{Bmi2, GravityChoice, GravityPath, Portable};
+use drop7::leaf::FairLeaf;
 use drop7::player::TableSpec;
 use drop7::position::Position;
 use drop7::reference::leaf::fair_leaf;
@@ -36,8 +36,7 @@ use drop7::runner::{
     CenterPolicy, CohortConfig, Engine, PackedEngine, ReferenceEngine, RunLabels, nth_seed,
     play_game_outcome, run_cohort,
 };
-use drop7::search::{Decision, FairSearch, SearchConfig};
-use drop7::table::Table;
+use drop7::search::{Decide, Decision, FairSearch, SearchConfig};
 use serde::{Deserialize, Serialize};
 
 /// The human table goes to stdout best-effort: a closed or full stdout (e.g.
@@ -46,15 +45,6 @@ macro_rules! outln {
     ($($arg:tt)*) => {{
         use std::io::Write as _;
         let _ = writeln!(std::io::stdout(), $($arg)*);
-    }};
-}
-
-/// [`outln!`] without the newline.
-#[allow(unused_macros)]
-macro_rules! out {
-    ($($arg:tt)*) => {{
-        use std::io::Write as _;
-        let _ = write!(std::io::stdout(), $($arg)*);
     }};
 }
 
@@ -644,42 +634,10 @@ fn read_roots(path: &Path) -> Result<Vec<Position>> {
     Ok(roots)
 }
 
-/// One searcher behind one interface, so that arms of different types run
-/// interleaved root by root.
-trait Decider {
-    fn decide(&mut self, pos: &Position) -> Decision;
-    /// Bytes of the transposition table (`None` for the reference search).
-    fn table_bytes(&self) -> Option<usize>;
-}
-
-impl<L: Leaf, T: Table, G: Gravity> Decider for FairSearch<L, T, G> {
-    fn decide(&mut self, pos: &Position) -> Decision {
-        FairSearch::decide(self, pos)
-    }
-    fn table_bytes(&self) -> Option<usize> {
-        Some(self.table().memory_bytes())
-    }
-}
-
-impl Decider for ReferenceSearch {
-    fn decide(&mut self, pos: &Position) -> Decision {
-        ReferenceSearch::decide(
-            self,
-            &pos.board.to_cells(),
-            pos.next_disc,
-            pos.moves_remaining,
-            pos.game_over,
-        )
-    }
-    fn table_bytes(&self) -> Option<usize> {
-        None
-    }
-}
-
 /// A fast searcher with `table`.
-fn fast_decider(path: GravityPath, table: TableSpec, config: SearchConfig) -> Box<dyn Decider> {
+fn fast_decider(path: GravityPath, table: TableSpec, config: SearchConfig) -> Box<dyn Decide> {
     drop7::with_gravity!(path, |g| drop7::with_table!(table, |t| {
-        Box::new(FairSearch::new(FairLeaf, t, g, config)) as Box<dyn Decider>
+        Box::new(FairSearch::new(FairLeaf, t, g, config)) as Box<dyn Decide>
     }))
 }
 
@@ -691,7 +649,7 @@ struct SearchArmPlan {
     implementation: &'static str,
     /// It runs on the first `roots` roots of the section.
     roots: usize,
-    decider: Box<dyn Decider>,
+    decider: Box<dyn Decide>,
     /// `(decision, ms)` per root run.
     runs: Vec<(Decision, f64)>,
     /// Largest table footprint seen.
@@ -763,7 +721,7 @@ fn run_section(label: &str, roots: &[Position], arms: &mut [SearchArmPlan]) -> R
         let mut line = format!("{label} root {}/{total}:", i + 1);
         for arm in arms.iter_mut().filter(|a| i < a.roots) {
             let t = Instant::now();
-            let d = black_box(arm.decider.decide(black_box(root)));
+            let d = black_box(arm.decider.decide_position(black_box(root)));
             let ms = t.elapsed().as_secs_f64() * 1e3;
             arm.runs.push((d, ms));
             arm.table_bytes = arm.decider.table_bytes().max(arm.table_bytes);
@@ -1054,7 +1012,7 @@ fn search_suite(plan: &Plan, all_roots: &[Position]) -> Result<SearchReport> {
     let t = Instant::now();
     for (i, root) in all_roots.iter().enumerate().take(n3) {
         let t1 = Instant::now();
-        let d = black_box(arms[0].decider.decide(black_box(root)));
+        let d = black_box(arms[0].decider.decide_position(black_box(root)));
         arms[0].runs.push((d, t1.elapsed().as_secs_f64() * 1e3));
         if (i + 1) % 21 == 0 || i + 1 == n3 {
             eprintln!(

@@ -12,13 +12,12 @@ use clap::Args;
 use drop7::formats::{
     DecideRecord, LeafRecord, LineError, f64_hex, parse_root_line, position_from_parts,
 };
-use drop7::gravity::{Gravity, GravityChoice};
-use drop7::leaf::{FairLeaf, Leaf};
+use drop7::gravity::GravityChoice;
+use drop7::leaf::FairLeaf;
 use drop7::player::{FairSpec, TableSpec};
 use drop7::position::Position;
 use drop7::reference::search::ReferenceSearch;
-use drop7::search::{Decision, FairSearch, MAX_DEPTH, MAX_STRATA};
-use drop7::table::Table;
+use drop7::search::{Decide, FairSearch, MAX_DEPTH, MAX_STRATA};
 
 /// Options of `drop7 decide`.
 #[derive(Args, Debug, Clone)]
@@ -54,29 +53,6 @@ pub struct DecideArgs {
     /// [default: $DROP7_GRAVITY, else auto].
     #[arg(long, value_name = "PATH")]
     pub gravity: Option<String>,
-}
-
-/// A decision maker behind one interface for the line loop.
-trait Decider {
-    fn decide(&mut self, pos: &Position) -> Decision;
-}
-
-impl<L: Leaf, T: Table, G: Gravity> Decider for FairSearch<L, T, G> {
-    fn decide(&mut self, pos: &Position) -> Decision {
-        FairSearch::decide(self, pos)
-    }
-}
-
-impl Decider for ReferenceSearch {
-    fn decide(&mut self, pos: &Position) -> Decision {
-        ReferenceSearch::decide(
-            self,
-            &pos.board.to_cells(),
-            pos.next_disc,
-            pos.moves_remaining,
-            pos.game_over,
-        )
-    }
 }
 
 /// Runs `drop7 decide`.
@@ -128,15 +104,15 @@ pub fn run(args: &DecideArgs) -> Result<bool> {
     }
 }
 
-fn decide_json<D: Decider>(d: &mut D, pos: &Position) -> Result<String> {
+fn decide_json<D: Decide>(d: &mut D, pos: &Position) -> Result<String> {
     let t0 = Instant::now();
-    let decision = d.decide(pos);
+    let decision = d.decide_position(pos);
     let ms = t0.elapsed().as_secs_f64() * 1e3;
     Ok(serde_json::to_string(&DecideRecord::new(&decision, ms))?)
 }
 
 /// Answers the single root or every stdin line; `Ok(false)` if a line failed.
-fn answer<D: Decider>(d: &mut D, single: Option<Position>) -> Result<bool> {
+fn answer<D: Decide>(d: &mut D, single: Option<Position>) -> Result<bool> {
     let mut out = BufWriter::new(io::stdout().lock());
     if let Some(pos) = single {
         writeln!(out, "{}", decide_json(d, &pos)?)?;

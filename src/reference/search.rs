@@ -435,6 +435,17 @@ impl ReferenceSearch {
     }
 }
 
+impl crate::search::Decide for ReferenceSearch {
+    fn decide_position(&mut self, pos: &crate::position::Position) -> Decision {
+        self.decide(
+            &pos.board.to_cells(),
+            pos.next_disc,
+            pos.moves_remaining,
+            pos.game_over,
+        )
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
