@@ -208,20 +208,10 @@ pub struct DecideRecord {
     pub values: [Option<String>; 7],
     /// The same values as shortest round-trip decimals (compare bits, not these).
     pub values_decimal: [Option<f64>; 7],
-    /// Logical work.
-    pub work: u64,
-    /// Max-node calls.
-    pub nodes: u64,
-    /// Table hits.
-    pub cache_hits: u64,
-    /// Table entries at the end.
-    pub cache_entries: u64,
-    /// Evictions / overwritten live slots.
-    pub evictions: u64,
-    /// Leaf evaluations.
-    pub leaf_calls: u64,
-    /// Sampled moves applied.
-    pub move_calls: u64,
+    /// The decision's counters: `work`, `nodes`, `cacheHits`, `cacheEntries`,
+    /// `evictions`, `leafCalls`, `moveCalls`.
+    #[serde(flatten)]
+    pub stats: crate::search::SearchStats,
     /// Wall time of the decision in milliseconds.
     pub ms: f64,
 }
@@ -234,13 +224,7 @@ impl DecideRecord {
             completed_depth: d.completed_depth,
             values: d.values.map(|v| v.map(f64_hex)),
             values_decimal: d.values,
-            work: d.stats.work,
-            nodes: d.stats.nodes,
-            cache_hits: d.stats.cache_hits,
-            cache_entries: d.stats.cache_entries,
-            evictions: d.stats.evictions,
-            leaf_calls: d.stats.leaf_calls,
-            move_calls: d.stats.move_calls,
+            stats: d.stats,
             ms,
         }
     }

@@ -41,8 +41,10 @@ pub fn worst_case_work(depth: u32, strata: u32) -> u64 {
     total
 }
 
-/// Counters of one decision (search.md §5), all `u64`.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+/// Counters of one decision (search.md §5), all `u64`; serialised with the
+/// golden file's field names.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct SearchStats {
     /// Logical work: moves applied + leaves evaluated.
     pub work: u64,
