@@ -56,7 +56,7 @@ compile_error!(
 );
 
 /// The BMI2 path: one `PEXT` per column. Obtain it with [`Bmi2::detect`].
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Bmi2 {
     _proof: (),
 }
@@ -132,21 +132,10 @@ pub enum GravityChoice {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum GravityPath {
     /// PEXT.
-    Bmi2(Bmi2Token),
+    Bmi2(Bmi2),
     /// Portable loop.
     Portable,
 }
-
-/// A [`Bmi2`] token wrapped for the runtime enum.
-#[derive(Clone, Copy, Debug)]
-pub struct Bmi2Token(pub Bmi2);
-
-impl PartialEq for Bmi2Token {
-    fn eq(&self, _: &Self) -> bool {
-        true
-    }
-}
-impl Eq for Bmi2Token {}
 
 impl GravityPath {
     /// `"bmi2"` or `"portable"`.
@@ -220,10 +209,10 @@ impl GravityChoice {
         match self {
             GravityChoice::Portable => Ok(GravityPath::Portable),
             GravityChoice::Bmi2 => Bmi2::detect()
-                .map(|b| GravityPath::Bmi2(Bmi2Token(b)))
+                .map(GravityPath::Bmi2)
                 .ok_or(GravityError::NoBmi2),
             GravityChoice::Auto => Ok(match Bmi2::detect() {
-                Some(b) if !pext_is_slow() => GravityPath::Bmi2(Bmi2Token(b)),
+                Some(b) if !pext_is_slow() => GravityPath::Bmi2(b),
                 _ => GravityPath::Portable,
             }),
         }
@@ -236,8 +225,8 @@ impl GravityChoice {
 macro_rules! with_gravity {
     ($path:expr, |$g:ident| $body:expr) => {
         match $path {
-            $crate::gravity::GravityPath::Bmi2(tok) => {
-                let $g = tok.0;
+            $crate::gravity::GravityPath::Bmi2(bmi2) => {
+                let $g = bmi2;
                 $body
             }
             $crate::gravity::GravityPath::Portable => {

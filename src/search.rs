@@ -78,6 +78,29 @@ pub struct Decision {
     pub stats: SearchStats,
 }
 
+impl Decision {
+    /// The decision on a game-over root (search.md §7): no action, completed
+    /// depth 0, no values, zero counters. Also the starting point of every
+    /// decision.
+    pub const fn none() -> Decision {
+        Decision {
+            action: None,
+            completed_depth: 0,
+            values: [None; 7],
+            expected_scores: [None; 7],
+            stats: SearchStats {
+                work: 0,
+                nodes: 0,
+                cache_hits: 0,
+                cache_entries: 0,
+                evictions: 0,
+                leaf_calls: 0,
+                move_calls: 0,
+            },
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -207,13 +230,7 @@ impl<L: Leaf, T: Table, G: Gravity> FairSearch<L, T, G> {
     pub fn decide(&mut self, source: &Position) -> Decision {
         self.table.clear();
         self.stats = SearchStats::default();
-        let mut decision = Decision {
-            action: None,
-            completed_depth: 0,
-            values: [None; 7],
-            expected_scores: [None; 7],
-            stats: SearchStats::default(),
-        };
+        let mut decision = Decision::none();
         if source.game_over {
             return decision;
         }

@@ -372,13 +372,7 @@ impl ReferenceSearch {
         moves_remaining: u8,
         game_over: bool,
     ) -> Decision {
-        let mut decision = Decision {
-            action: None,
-            completed_depth: 0,
-            values: [None; 7],
-            expected_scores: [None; 7],
-            stats: SearchStats::default(),
-        };
+        let mut decision = Decision::none();
         if game_over {
             return decision;
         }
