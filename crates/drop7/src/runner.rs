@@ -300,7 +300,8 @@ pub struct CohortConfig {
     /// Move cap per game (reaching it censors the game).
     pub max_moves: u32,
     /// Worker threads (0 = all available cores). With one thread the games
-    /// run on the calling thread.
+    /// run on the calling thread; without the `threads` feature (e.g. on
+    /// wasm32) always one.
     pub threads: usize,
     /// Policy name and driver of the records.
     pub labels: RunLabels,
@@ -310,7 +311,9 @@ impl CohortConfig {
     /// The number of workers actually used: `threads` (0 = all cores),
     /// at most one per game, at least one.
     pub fn workers(&self) -> usize {
-        let t = if self.threads == 0 {
+        let t = if !cfg!(feature = "threads") {
+            1
+        } else if self.threads == 0 {
             available_threads()
         } else {
             self.threads

@@ -1,6 +1,6 @@
 //! The fairLeaf gate (search.md §9): the plain leaf (`drop7::reference::leaf`)
 //! and the fast leaf (`drop7::leaf`) against the 15,003 golden evaluations of
-//! `tests/data/leaf.jsonl.gz` (format: search-golden-format.md), bit for bit,
+//! `testdata/leaf.jsonl.gz` (format: search-golden-format.md), bit for bit,
 //! value and all 19 terms; then fast against plain on random boards.
 //!
 //! `cargo test --release --test leaf_gate -- --ignored --nocapture` also runs
@@ -50,8 +50,8 @@ fn cases() -> &'static [Case] {
 }
 
 fn load_cases() -> Vec<Case> {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/leaf.jsonl.gz");
-    let file = File::open(path).expect("tests/data/leaf.jsonl.gz");
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../testdata/leaf.jsonl.gz");
+    let file = File::open(path).expect("testdata/leaf.jsonl.gz");
     BufReader::new(GzDecoder::new(file))
         .lines()
         .map(|line| decode(&line.expect("read line")))

@@ -1,5 +1,5 @@
 //! Shared helpers for the integration tests: loading the golden files copied
-//! into `tests/data/` (see its README for their provenance).
+//! into `testdata/` (repository root) (see its README for their provenance).
 #![allow(dead_code)]
 
 use std::io::{BufRead, BufReader};
@@ -7,15 +7,14 @@ use std::path::PathBuf;
 
 use serde_json::Value;
 
-/// Path of a file under `tests/data/`.
+/// Path of a file under `testdata/` (repository root).
 pub fn data_path(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests")
-        .join("data")
+        .join("../../testdata")
         .join(name)
 }
 
-/// All JSON lines of a gzipped `tests/data/` file.
+/// All JSON lines of a gzipped `testdata/` (repository root) file.
 pub fn read_jsonl_gz(name: &str) -> Vec<Value> {
     let file = std::fs::File::open(data_path(name)).unwrap_or_else(|e| panic!("{name}: {e}"));
     let reader = BufReader::new(flate2::read::GzDecoder::new(file));
@@ -44,7 +43,7 @@ pub const TRACE_KEYS: [&str; 13] = [
     "board",
 ];
 
-/// All raw lines of a gzipped `tests/data/` file.
+/// All raw lines of a gzipped `testdata/` (repository root) file.
 pub fn read_lines_gz(name: &str) -> Vec<String> {
     let file = std::fs::File::open(data_path(name)).unwrap_or_else(|e| panic!("{name}: {e}"));
     BufReader::new(flate2::read::GzDecoder::new(file))

@@ -1,5 +1,5 @@
 //! Parity gate: the golden trajectories of the reference engines (copied from
-//! `shared/golden/`, see `tests/data/README.md`) replayed through the packed
+//! `shared/golden/`, see `testdata/README.md`) replayed through the packed
 //! engine on both gravity paths and through the plain reference engine. Every
 //! move's first-block keys must serialise byte-identically, and `nextDisc` and
 //! `terminalReason` must match: 0 mismatches.

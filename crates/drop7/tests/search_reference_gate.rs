@@ -1,6 +1,6 @@
 //! The reference search gate (search.md): the plain `ReferenceSearch`
 //! (`drop7::reference::search`) against the golden decisions of
-//! `tests/data/search.jsonl.gz` (format: search-golden-format.md).
+//! `testdata/search.jsonl.gz` (format: search-golden-format.md).
 //!
 //! For every record the search runs with the record's configuration (depth,
 //! strata, maxWork, cacheCapacity) on the record's root, and the gate compares

@@ -27,7 +27,7 @@ use drop7::search::{FairSearch, SearchConfig};
 use drop7::strata::StratifiedRandom;
 use drop7::table::SetAssociative;
 
-/// A few real positions of `tests/data/bench-roots-105.txt`: `(board, next, movesRemaining)`.
+/// A few real positions of `testdata/bench-roots-105.txt`: `(board, next, movesRemaining)`.
 const POSITIONS: [(&str, u64, u64); 4] = [
     ("0000000000000000000000000000000000000440008888838", 4, 1),
     ("0000000000000000000009305050870527081538848848888", 1, 5),
@@ -114,10 +114,10 @@ fn bench_gravity(c: &mut Criterion) {
     group.finish();
 }
 
-/// Every 1,500th non-game-over state of `tests/data/leaf.jsonl.gz` (10 states).
+/// Every 1,500th non-game-over state of `testdata/leaf.jsonl.gz` (10 states).
 fn leaf_states() -> Vec<(Position, Cells)> {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/leaf.jsonl.gz");
-    let file = std::fs::File::open(path).expect("tests/data/leaf.jsonl.gz");
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../testdata/leaf.jsonl.gz");
+    let file = std::fs::File::open(path).expect("testdata/leaf.jsonl.gz");
     let mut out = Vec::new();
     for (i, line) in BufReader::new(flate2::read::GzDecoder::new(file))
         .lines()

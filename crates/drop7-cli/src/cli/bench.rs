@@ -52,11 +52,12 @@ macro_rules! outln {
 const MAX_MOVES: u32 = 2000;
 
 /// Default leaf states: the golden leaf file shipped with the crate.
-const DEFAULT_LEAF_FILE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/leaf.jsonl.gz");
+const DEFAULT_LEAF_FILE: &str =
+    concat!(env!("CARGO_MANIFEST_DIR"), "/../../testdata/leaf.jsonl.gz");
 /// Default search roots: 105 real positions, the first 21 the d4s7 timing set.
 const DEFAULT_ROOTS_FILE: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
-    "/tests/data/bench-roots-105.txt"
+    "/../../testdata/bench-roots-105.txt"
 );
 
 /// Capacity of the strict-LRU arms (the repo gates' cap; never evicts at d4s7).
@@ -85,7 +86,7 @@ pub struct BenchArgs {
     #[arg(long, default_value = "0xA5270000", value_name = "SEED")]
     seed_start: String,
     /// Leaf: JSON lines (optionally gzipped) of `{board, next, movesRemaining, gameOver}`
-    /// states [default: tests/data/leaf.jsonl.gz of the crate].
+    /// states [default: testdata/leaf.jsonl.gz of the crate].
     #[arg(long, value_name = "FILE")]
     leaf_file: Option<PathBuf>,
     /// Leaf: target seconds of one timed run of an arm (whole passes over the
@@ -93,7 +94,7 @@ pub struct BenchArgs {
     #[arg(long, value_name = "SECONDS")]
     leaf_seconds: Option<f64>,
     /// Search: roots file, lines `s <board49> <next> <movesRemaining> <level> <gameOver>`
-    /// [default: tests/data/bench-roots-105.txt of the crate].
+    /// [default: testdata/bench-roots-105.txt of the crate].
     #[arg(long, value_name = "FILE")]
     roots_file: Option<PathBuf>,
     /// Search: d4s7 roots (the first N of the file) [default: 21; 2 with --quick].

@@ -1,0 +1,61 @@
+//! Shared helpers for the integration tests: loading the golden files copied
+//! into `testdata/` (repository root) (see its README for their provenance).
+#![allow(dead_code)]
+
+use std::io::{BufRead, BufReader};
+use std::path::PathBuf;
+
+use serde_json::Value;
+
+/// Path of a file under `testdata/` (repository root).
+pub fn data_path(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../testdata")
+        .join(name)
+}
+
+/// All JSON lines of a gzipped `testdata/` (repository root) file.
+pub fn read_jsonl_gz(name: &str) -> Vec<Value> {
+    let file = std::fs::File::open(data_path(name)).unwrap_or_else(|e| panic!("{name}: {e}"));
+    let reader = BufReader::new(flate2::read::GzDecoder::new(file));
+    reader
+        .lines()
+        .map(|l| l.expect("readable line"))
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| serde_json::from_str(&l).expect("valid JSON line"))
+        .collect()
+}
+
+/// The golden first-block keys of a trace line, in order (trace-format.md).
+pub const TRACE_KEYS: [&str; 13] = [
+    "seed",
+    "move",
+    "disc",
+    "column",
+    "scoreDelta",
+    "score",
+    "level",
+    "movesRemaining",
+    "gameOver",
+    "clearedBoard",
+    "levelAdvanced",
+    "waves",
+    "board",
+];
+
+/// All raw lines of a gzipped `testdata/` (repository root) file.
+pub fn read_lines_gz(name: &str) -> Vec<String> {
+    let file = std::fs::File::open(data_path(name)).unwrap_or_else(|e| panic!("{name}: {e}"));
+    BufReader::new(flate2::read::GzDecoder::new(file))
+        .lines()
+        .map(|l| l.expect("readable line"))
+        .filter(|l| !l.trim().is_empty())
+        .collect()
+}
+
+/// A golden trace line's first block (up to and including `"board":"…"`), closed
+/// with `}`: byte-comparable with `drop7 trace` output.
+pub fn first_block(line: &str) -> String {
+    let at = line.find("\"board\":\"").expect("a board key") + "\"board\":\"".len() + 49 + 1;
+    format!("{}}}", &line[..at])
+}
