@@ -170,23 +170,67 @@ impl FromStr for GravityChoice {
     }
 }
 
-/// Whether PEXT is microcoded (slow) on this CPU: AMD before Zen 3, i.e. CPU
-/// family 0x17 or older.
-fn pext_is_slow() -> bool {
-    #[cfg(target_arch = "x86_64")]
-    {
-        use std::arch::x86_64::__cpuid;
-        let (vendor, leaf1) = (__cpuid(0), __cpuid(1));
-        let amd =
-            vendor.ebx == 0x6874_7541 && vendor.edx == 0x6974_6E65 && vendor.ecx == 0x444D_4163;
-        if amd {
+/// The CPU facts the `auto` choice depends on (from `CPUID`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CpuFacts {
+    /// The 12-byte vendor string of `CPUID` leaf 0 (EBX, EDX, ECX), e.g.
+    /// `*b"GenuineIntel"`, `*b"AuthenticAMD"`, `*b"HygonGenuine"`.
+    pub vendor: [u8; 12],
+    /// The display family of `CPUID` leaf 1 (base family, plus the extended
+    /// family when the base is 0xF), e.g. 0x17 for AMD Zen 1/2, 0x18 for Hygon Dhyana.
+    pub family: u32,
+    /// Whether the CPU (and OS) supports BMI2 (`PEXT`).
+    pub bmi2: bool,
+}
+
+impl CpuFacts {
+    /// The running CPU's facts; `None` off x86-64.
+    pub fn detect() -> Option<CpuFacts> {
+        #[cfg(target_arch = "x86_64")]
+        {
+            use std::arch::x86_64::__cpuid;
+            let (leaf0, leaf1) = (__cpuid(0), __cpuid(1));
+            let mut vendor = [0u8; 12];
+            vendor[0..4].copy_from_slice(&leaf0.ebx.to_le_bytes());
+            vendor[4..8].copy_from_slice(&leaf0.edx.to_le_bytes());
+            vendor[8..12].copy_from_slice(&leaf0.ecx.to_le_bytes());
             let base = (leaf1.eax >> 8) & 0xF;
             let ext = (leaf1.eax >> 20) & 0xFF;
             let family = if base == 0xF { base + ext } else { base };
-            return family <= 0x17;
+            Some(CpuFacts {
+                vendor,
+                family,
+                bmi2: std::arch::is_x86_feature_detected!("bmi2"),
+            })
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            None
         }
     }
-    false
+}
+
+/// Whether `PEXT` is microcoded (slow, tens of cycles) on a CPU: AMD before
+/// Zen 3 (`AuthenticAMD`, family 0x17 or older) and every Zen 1/2-derived
+/// Hygon part (`HygonGenuine`, family 0x18 or older). A pure function.
+pub fn pext_is_slow(vendor: &[u8; 12], family: u32) -> bool {
+    match vendor {
+        b"AuthenticAMD" => family <= 0x17,
+        b"HygonGenuine" => family <= 0x18,
+        _ => false,
+    }
+}
+
+/// What `--gravity auto` picks for a CPU with these facts: `PEXT`
+/// ([`GravityChoice::Bmi2`]) when the CPU has BMI2 and its `PEXT` is fast,
+/// else [`GravityChoice::Portable`]. A pure function of (vendor, family,
+/// feature bits).
+pub fn auto_choice(facts: &CpuFacts) -> GravityChoice {
+    if facts.bmi2 && !pext_is_slow(&facts.vendor, facts.family) {
+        GravityChoice::Bmi2
+    } else {
+        GravityChoice::Portable
+    }
 }
 
 impl GravityChoice {
@@ -211,10 +255,14 @@ impl GravityChoice {
             GravityChoice::Bmi2 => Bmi2::detect()
                 .map(GravityPath::Bmi2)
                 .ok_or(GravityError::NoBmi2),
-            GravityChoice::Auto => Ok(match Bmi2::detect() {
-                Some(b) if !pext_is_slow() => GravityPath::Bmi2(b),
-                _ => GravityPath::Portable,
-            }),
+            GravityChoice::Auto => {
+                let wants_pext =
+                    CpuFacts::detect().is_some_and(|f| auto_choice(&f) == GravityChoice::Bmi2);
+                Ok(match Bmi2::detect() {
+                    Some(b) if wants_pext => GravityPath::Bmi2(b),
+                    _ => GravityPath::Portable,
+                })
+            }
         }
     }
 }
@@ -249,6 +297,62 @@ mod tests {
         nibs.iter()
             .enumerate()
             .fold(0, |a, (i, &n)| a | n << (4 * i))
+    }
+
+    fn facts(vendor: &[u8; 12], family: u32, bmi2: bool) -> CpuFacts {
+        CpuFacts {
+            vendor: *vendor,
+            family,
+            bmi2,
+        }
+    }
+
+    #[test]
+    fn auto_choice_by_vendor_family_and_features() {
+        use GravityChoice::{Bmi2 as Pext, Portable as Port};
+        let cases: &[(&[u8; 12], u32, bool, GravityChoice)] = &[
+            // Intel: PEXT is fast wherever BMI2 exists (Haswell on).
+            (b"GenuineIntel", 6, true, Pext),
+            (b"GenuineIntel", 6, false, Port),
+            // AMD: microcoded PEXT up to Zen 2 (family 0x17), fast from Zen 3 (0x19).
+            (b"AuthenticAMD", 0x15, true, Port),
+            (b"AuthenticAMD", 0x16, true, Port),
+            (b"AuthenticAMD", 0x17, true, Port),
+            (b"AuthenticAMD", 0x19, true, Pext),
+            (b"AuthenticAMD", 0x1A, true, Pext),
+            (b"AuthenticAMD", 0x19, false, Port),
+            // Hygon Dhyana is Zen 1-derived: family 0x18, slow PEXT.
+            (b"HygonGenuine", 0x18, true, Port),
+            (b"HygonGenuine", 0x18, false, Port),
+            // Other vendors (VIA/Zhaoxin, virtual CPUs): trust the feature bit.
+            (b"CentaurHauls", 6, true, Pext),
+            (b"  Shanghai  ", 7, true, Pext),
+            (b"TCGTCGTCGTCG", 6, false, Port),
+        ];
+        for &(vendor, family, bmi2, want) in cases {
+            assert_eq!(
+                auto_choice(&facts(vendor, family, bmi2)),
+                want,
+                "{} family {family:#x} bmi2 {bmi2}",
+                String::from_utf8_lossy(vendor)
+            );
+        }
+        assert!(pext_is_slow(b"HygonGenuine", 0x18));
+        assert!(!pext_is_slow(b"GenuineIntel", 0x18));
+    }
+
+    #[test]
+    fn detected_facts_agree_with_detection() {
+        if let Some(f) = CpuFacts::detect() {
+            assert_eq!(f.bmi2, Bmi2::detect().is_some() || cfg!(feature = "bmi2"));
+            let auto = GravityChoice::Auto.resolve().unwrap();
+            let expect = if auto_choice(&f) == GravityChoice::Bmi2 {
+                "bmi2"
+            } else {
+                "portable"
+            };
+            assert_eq!(auto.name(), expect);
+        }
     }
 
     #[test]

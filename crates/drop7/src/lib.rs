@@ -4,8 +4,11 @@ pub mod board;
 pub mod cascade;
 pub mod error;
 pub mod formats;
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod game;
 pub mod gravity;
+pub mod input;
 pub mod leaf;
 pub mod player;
 pub mod policy;
