@@ -10,7 +10,7 @@ use std::process::{Command, Output};
 use common::{first_block, read_lines_gz};
 
 fn drop7(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_drop7"))
+    common::drop7_command()
         .args(args)
         .env_remove("DROP7_GRAVITY")
         .output()
@@ -335,7 +335,7 @@ fn assert_one_error_line(args: &[&str]) {
 }
 
 fn assert_one_error_line_env(args: &[&str], gravity_env: Option<&str>) {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_drop7"));
+    let mut cmd = common::drop7_command();
     cmd.args(args).env_remove("DROP7_GRAVITY");
     if let Some(g) = gravity_env {
         cmd.env("DROP7_GRAVITY", g);
@@ -414,7 +414,7 @@ fn bad_input_is_one_error_line() {
 
 #[test]
 fn gravity_env_var_is_the_default() {
-    let out = Command::new(env!("CARGO_BIN_EXE_drop7"))
+    let out = common::drop7_command()
         .args(["play", "--games", "10"])
         .env("DROP7_GRAVITY", "portable")
         .output()

@@ -17,7 +17,7 @@ use serde_json::{Value, json};
 /// Runs `drop7 args…` with `stdin` fed in; the gravity path is the default
 /// unless `args` choose one.
 fn drop7_stdin(args: &[&str], stdin: &str) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_drop7"))
+    let mut child = common::drop7_command()
         .args(args)
         .env_remove("DROP7_GRAVITY")
         .stdin(Stdio::piped())

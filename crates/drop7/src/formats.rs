@@ -109,6 +109,50 @@ mod tests {
         assert!(parse_seed("4294967296").is_err());
         assert_eq!(seed_hex(0xA5), "0x000000a5");
     }
+
+    const BOARD: &str = "0000000000000000000000000000000000000000008888888";
+
+    #[test]
+    fn duplicate_keys_are_named() {
+        let e = parse_root_line(&format!(
+            r#"{{"board":"{BOARD}","next":4,"movesRemaining":5,"next":3}}"#
+        ))
+        .unwrap_err();
+        assert!(e.to_string().contains("duplicate key \"next\""), "{e}");
+        assert!(
+            parse_json_strict(r#"{"a":{"b":1,"b":2}}"#)
+                .unwrap_err()
+                .contains("duplicate key \"b\"")
+        );
+        assert!(parse_json_strict(r#"[{"a":1},{"a":2}] x"#).is_err());
+        assert_eq!(
+            parse_json_strict(r#"[{"a":1.5},{"a":-2}]"#).unwrap(),
+            serde_json::json!([{"a":1.5},{"a":-2}])
+        );
+    }
+
+    #[test]
+    fn game_over_roots() {
+        let p = parse_root_line(&format!(
+            r#"{{"board":"{BOARD}","movesRemaining":0,"gameOver":true,"score":5}}"#
+        ))
+        .unwrap();
+        assert!(p.game_over);
+        assert_eq!(p.moves_remaining, 0);
+        assert!(parse_root_line(&format!(r#"{{"board":"{BOARD}","movesRemaining":0}}"#)).is_err());
+        assert!(
+            parse_root_line(&format!(
+                r#"{{"board":"{BOARD}","next":4,"movesRemaining":0}}"#
+            ))
+            .is_err()
+        );
+        assert!(
+            parse_root_line(&format!(
+                r#"{{"board":"{BOARD}","next":9,"movesRemaining":0,"gameOver":true}}"#
+            ))
+            .is_err()
+        );
+    }
 }
 
 /// Why a root line was rejected.
@@ -123,20 +167,101 @@ pub enum RootError {
     /// `next` outside 1..=7.
     #[error("next must be 1-7, got {0}")]
     Next(u64),
-    /// `movesRemaining` outside 1..=5.
-    #[error("movesRemaining must be 1-5, got {0}")]
+    /// `movesRemaining` outside 1..=5 (0..=5 for a game-over root).
+    #[error("movesRemaining must be 1-5 (0-5 when gameOver), got {0}")]
     MovesRemaining(u64),
+}
+
+/// Parses one JSON value, refusing an object (at any nesting level) that
+/// repeats a key: the error names the key. serde_json alone keeps the last
+/// of two equal keys silently.
+///
+/// # Errors
+/// The JSON error message, or `duplicate key "K"`.
+pub fn parse_json_strict(text: &str) -> Result<serde_json::Value, String> {
+    let mut de = serde_json::Deserializer::from_str(text);
+    let v = serde::Deserialize::deserialize(&mut de)
+        .map(|StrictValue(v)| v)
+        .map_err(|e| e.to_string())?;
+    de.end().map_err(|e| e.to_string())?;
+    Ok(v)
+}
+
+/// A JSON value whose objects have distinct keys.
+struct StrictValue(serde_json::Value);
+
+impl<'de> serde::Deserialize<'de> for StrictValue {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(StrictVisitor)
+    }
+}
+
+struct StrictVisitor;
+
+impl<'de> serde::de::Visitor<'de> for StrictVisitor {
+    type Value = StrictValue;
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a JSON value")
+    }
+    fn visit_bool<E>(self, v: bool) -> Result<StrictValue, E> {
+        Ok(StrictValue(v.into()))
+    }
+    fn visit_i64<E>(self, v: i64) -> Result<StrictValue, E> {
+        Ok(StrictValue(v.into()))
+    }
+    fn visit_u64<E>(self, v: u64) -> Result<StrictValue, E> {
+        Ok(StrictValue(v.into()))
+    }
+    fn visit_f64<E>(self, v: f64) -> Result<StrictValue, E> {
+        Ok(StrictValue(
+            serde_json::Number::from_f64(v).map_or(serde_json::Value::Null, Into::into),
+        ))
+    }
+    fn visit_str<E>(self, v: &str) -> Result<StrictValue, E> {
+        Ok(StrictValue(v.into()))
+    }
+    fn visit_string<E>(self, v: String) -> Result<StrictValue, E> {
+        Ok(StrictValue(v.into()))
+    }
+    fn visit_unit<E>(self) -> Result<StrictValue, E> {
+        Ok(StrictValue(serde_json::Value::Null))
+    }
+    fn visit_none<E>(self) -> Result<StrictValue, E> {
+        Ok(StrictValue(serde_json::Value::Null))
+    }
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut a: A) -> Result<StrictValue, A::Error> {
+        let mut items = Vec::new();
+        while let Some(StrictValue(v)) = a.next_element()? {
+            items.push(v);
+        }
+        Ok(StrictValue(serde_json::Value::Array(items)))
+    }
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut a: A) -> Result<StrictValue, A::Error> {
+        let mut map = serde_json::Map::new();
+        while let Some(key) = a.next_key::<String>()? {
+            if map.contains_key(&key) {
+                return Err(serde::de::Error::custom(format!("duplicate key {key:?}")));
+            }
+            let StrictValue(v) = a.next_value()?;
+            map.insert(key, v);
+        }
+        Ok(StrictValue(serde_json::Value::Object(map)))
+    }
 }
 
 /// Parses and validates one root line, as `drop7 decide` and `drop7 leaf` read
 /// them: a JSON object `{"board","next","movesRemaining"}` with an optional
-/// boolean `"gameOver"`; unknown keys are ignored (search-golden-format.md).
+/// boolean `"gameOver"`; unknown keys are ignored (search-golden-format.md),
+/// a repeated key is refused. A game-over root (`"gameOver": true`), such as
+/// a line of `drop7 trace` after a blocked rise, may have `movesRemaining` 0
+/// and may omit `next` (it is then 1, and never used: a game-over root
+/// decides to no action and its leaf is -2,500,000; search.md §7, §9).
 ///
 /// # Errors
 /// [`RootError`] naming the first problem found.
 pub fn parse_root_line(line: &str) -> Result<crate::position::Position, RootError> {
     use serde_json::Value;
-    let v: Value = serde_json::from_str(line).map_err(|e| RootError::Json(e.to_string()))?;
+    let v = parse_json_strict(line).map_err(RootError::Json)?;
     let obj = v
         .as_object()
         .ok_or_else(|| RootError::Json("expected a JSON object".into()))?;
@@ -149,19 +274,22 @@ pub fn parse_root_line(line: &str) -> Result<crate::position::Position, RootErro
         }
         None => return Err(RootError::Json("missing key \"board\"".into())),
     };
+    let game_over = match obj.get("gameOver") {
+        None | Some(Value::Null) => false,
+        Some(Value::Bool(b)) => *b,
+        Some(_) => return Err(RootError::Json("\"gameOver\" must be a boolean".into())),
+    };
     let integer = |key: &str, range: &str| match obj.get(key) {
         Some(n) => n.as_u64().ok_or_else(|| {
             RootError::Json(format!("\"{key}\" must be an integer {range}, got {n}"))
         }),
         None => Err(RootError::Json(format!("missing key \"{key}\""))),
     };
-    let next = integer("next", "1-7")?;
-    let moves = integer("movesRemaining", "1-5")?;
-    let game_over = match obj.get("gameOver") {
-        None | Some(Value::Null) => false,
-        Some(Value::Bool(b)) => *b,
-        Some(_) => return Err(RootError::Json("\"gameOver\" must be a boolean".into())),
+    let next = match obj.get("next") {
+        None if game_over => 1,
+        _ => integer("next", "1-7")?,
     };
+    let moves = integer("movesRemaining", if game_over { "0-5" } else { "1-5" })?;
     position_from_parts(board, next, moves, game_over)
 }
 
@@ -169,7 +297,7 @@ pub fn parse_root_line(line: &str) -> Result<crate::position::Position, RootErro
 ///
 /// # Errors
 /// [`RootError`] for a malformed board, `next` outside 1..=7 or
-/// `moves_remaining` outside 1..=5.
+/// `moves_remaining` outside 1..=5 (0..=5 when `game_over`).
 pub fn position_from_parts(
     board: &str,
     next: u64,
@@ -180,7 +308,7 @@ pub fn position_from_parts(
     if !(1..=7).contains(&next) {
         return Err(RootError::Next(next));
     }
-    if !(1..=5).contains(&moves_remaining) {
+    if !(u64::from(!game_over)..=5).contains(&moves_remaining) {
         return Err(RootError::MovesRemaining(moves_remaining));
     }
     Ok(crate::position::Position {

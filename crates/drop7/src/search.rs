@@ -195,6 +195,20 @@ pub struct FairSearch<L: Leaf, T: Table, G: Gravity> {
     stats: SearchStats,
     /// Whether the current root board is settled (children always are).
     root_settled: bool,
+    /// Where a watcher reads how far a long decision is.
+    progress: Option<std::sync::Arc<SearchProgress>>,
+}
+
+/// How far a running decision is, for a progress display on another thread
+/// (see [`FairSearch::set_progress`]); updated at every max node of remaining
+/// depth 2 or more and at every root iteration, so at most a few thousand
+/// work units behind.
+#[derive(Debug, Default)]
+pub struct SearchProgress {
+    /// The decision's work so far (search.md §5).
+    pub work: std::sync::atomic::AtomicU64,
+    /// The iterative-deepening depth being searched (1..=D).
+    pub depth: std::sync::atomic::AtomicU32,
 }
 
 impl<L: Leaf, T: Table, G: Gravity> FairSearch<L, T, G> {
@@ -209,6 +223,23 @@ impl<L: Leaf, T: Table, G: Gravity> FairSearch<L, T, G> {
             config,
             stats: SearchStats::default(),
             root_settled: true,
+            progress: None,
+        }
+    }
+
+    /// Publishes this searcher's progress to `progress` from now on.
+    pub fn set_progress(&mut self, progress: std::sync::Arc<SearchProgress>) {
+        self.progress = Some(progress);
+    }
+
+    #[inline(always)]
+    fn publish(&self, depth: Option<u32>) {
+        if let Some(p) = &self.progress {
+            use std::sync::atomic::Ordering::Relaxed;
+            p.work.store(self.stats.work, Relaxed);
+            if let Some(d) = depth {
+                p.depth.store(d, Relaxed);
+            }
         }
     }
 
@@ -239,6 +270,7 @@ impl<L: Leaf, T: Table, G: Gravity> FairSearch<L, T, G> {
         self.root_settled = crate::cascade::is_settled(&root.board);
         let mut completed: Option<RootResult> = None;
         for d in 1..=self.config.depth {
+            self.publish(Some(d));
             match self.root_iteration(&root, d) {
                 Ok(Some(r)) => {
                     completed = Some(r);
@@ -393,6 +425,9 @@ impl<L: Leaf, T: Table, G: Gravity> FairSearch<L, T, G> {
         {
             self.stats.cache_hits += 1;
             return Ok(v);
+        }
+        if depth >= 2 {
+            self.publish(None);
         }
         let seed = scenario_seed(&pos.board, pos.next_disc, pos.moves_remaining, depth);
         let discs = self.next_discs(seed);

@@ -40,12 +40,39 @@ use drop7::search::{Decide, Decision, FairSearch, SearchConfig};
 use serde::{Deserialize, Serialize};
 
 /// The human table goes to stdout best-effort: a closed or full stdout (e.g.
-/// `| head`) must not abort a long run before its JSON report is written.
+/// `| head`) must not abort a long run before its JSON report is written. The
+/// first failure other than a closed pipe is kept and reported (exit 1) once
+/// the report is written.
 macro_rules! outln {
     ($($arg:tt)*) => {{
         use std::io::Write as _;
-        let _ = writeln!(std::io::stdout(), $($arg)*);
+        if let Err(e) = writeln!(std::io::stdout(), $($arg)*) {
+            stdout_failed(e);
+        }
     }};
+}
+
+/// The first failed stdout write of this run (a closed pipe excluded).
+static STDOUT_FAILURE: std::sync::Mutex<Option<std::io::Error>> = std::sync::Mutex::new(None);
+
+fn stdout_failed(e: std::io::Error) {
+    if e.kind() != std::io::ErrorKind::BrokenPipe
+        && let Ok(mut first) = STDOUT_FAILURE.lock()
+    {
+        first.get_or_insert(e);
+    }
+}
+
+/// The kept stdout failure, as the run's error.
+fn check_stdout() -> Result<()> {
+    use std::io::Write as _;
+    if let Err(e) = std::io::stdout().flush() {
+        stdout_failed(e);
+    }
+    match STDOUT_FAILURE.lock().ok().and_then(|mut f| f.take()) {
+        Some(e) => Err(anyhow::Error::new(e).context("writing to stdout")),
+        None => Ok(()),
+    }
 }
 
 /// Move cap of the benchmark games (never reached by the center policy).
@@ -270,7 +297,7 @@ pub fn run(args: &BenchArgs) -> Result<()> {
     let text = serde_json::to_string_pretty(&report)? + "\n";
     fs::write(&out, text).with_context(|| format!("cannot write --out {}", out.display()))?;
     outln!("wrote {}", out.display());
-    Ok(())
+    check_stdout()
 }
 
 /// The JSON report: the machine, then one section per suite run.
@@ -373,16 +400,36 @@ struct LeafLine {
     bits: Option<String>,
 }
 
+/// Every line of `r` through the shared reader ([`drop7::input`]: BOM and
+/// CRLF accepted, a line over the limit or not UTF-8 refused), 0-based index
+/// and text.
+fn read_lines(r: impl BufRead, shown: &str) -> Result<Vec<(usize, String)>> {
+    let mut lines = Vec::new();
+    let mut reader = drop7::input::LineReader::new(r);
+    while let Some(line) = reader
+        .next_line()
+        .with_context(|| format!("reading {shown}"))?
+    {
+        let text = line
+            .text
+            .with_context(|| format!("{shown} line {}", line.number))?;
+        lines.push((line.number - 1, text));
+    }
+    Ok(lines)
+}
+
 fn read_leaf_states(path: &Path) -> Result<Vec<LeafState>> {
     let shown = path.display();
     let mut states = Vec::new();
-    for (i, line) in open_maybe_gz(path)?.lines().enumerate() {
-        let line = line.with_context(|| format!("reading {shown}"))?;
+    for (i, line) in read_lines(open_maybe_gz(path)?, &shown.to_string())? {
         if line.trim().is_empty() {
             continue;
         }
         let at = || format!("{shown} line {}", i + 1);
-        let rec: LeafLine = serde_json::from_str(&line).with_context(at)?;
+        let value = drop7::formats::parse_json_strict(&line)
+            .map_err(|e| anyhow!(e))
+            .with_context(at)?;
+        let rec: LeafLine = serde_json::from_value(value).with_context(at)?;
         let pos = position_from_parts(&rec.board, rec.next, rec.moves_remaining, rec.game_over)
             .with_context(at)?;
         let cells = parse_cells(&rec.board).with_context(at)?;
@@ -606,9 +653,9 @@ fn leaf_suite(plan: &Plan, states: &[LeafState]) -> Result<LeafReport> {
 /// (blank lines and `#` comments skipped; anything after the sixth field ignored).
 fn read_roots(path: &Path) -> Result<Vec<Position>> {
     let shown = path.display();
-    let text = fs::read_to_string(path).with_context(|| format!("cannot read {shown}"))?;
+    let file = fs::File::open(path).with_context(|| format!("cannot read {shown}"))?;
     let mut roots = Vec::new();
-    for (i, line) in text.lines().enumerate() {
+    for (i, line) in read_lines(BufReader::new(file), &shown.to_string())? {
         let line = line.trim();
         if line.is_empty() || line.starts_with('#') {
             continue;

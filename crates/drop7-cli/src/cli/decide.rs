@@ -4,8 +4,10 @@
 //! malformed line gets `{"line": k, "error": "…"}` and the exit code is 1 if any
 //! line failed (spec: search.md, search-golden-format.md).
 
-use std::io::{self, BufRead, BufWriter, Write};
-use std::time::Instant;
+use std::io::{self, BufWriter, Write};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
 use clap::Args;
@@ -13,11 +15,19 @@ use drop7::formats::{
     DecideRecord, LeafRecord, LineError, f64_hex, parse_root_line, position_from_parts,
 };
 use drop7::gravity::GravityChoice;
+use drop7::input::{LineProblem, LineReader, MAX_LINE_BYTES};
 use drop7::leaf::FairLeaf;
 use drop7::player::{FairSpec, TableSpec};
 use drop7::position::Position;
 use drop7::reference::search::ReferenceSearch;
-use drop7::search::{Decide, FairSearch, MAX_DEPTH, MAX_STRATA};
+use drop7::search::{Decide, FairSearch, MAX_DEPTH, MAX_STRATA, SearchProgress, worst_case_work};
+
+/// Context of a failed write to stdout.
+const STDOUT: &str = "writing to stdout";
+
+/// Worst-case work (search.md §5) from which `decide` warns before it starts
+/// and shows progress: 10^8 work units, about a minute or more.
+pub const BIG_WORK: u64 = 100_000_000;
 
 /// Options of `drop7 decide`.
 #[derive(Args, Debug, Clone)]
@@ -80,6 +90,15 @@ pub fn run(args: &DecideArgs) -> Result<bool> {
         ),
         None => None,
     };
+    let bound = worst_case_work(config.depth, config.strata).min(config.max_work);
+    let big = bound >= BIG_WORK;
+    if big {
+        eprintln!(
+            "warning: --depth {} --strata {} may take up to {bound} work units per position \
+             (worst case W(D,S); lower it with --max-work); progress on stderr",
+            args.depth, args.strata
+        );
+    }
     match args.search.as_str() {
         "fast" => {
             let choice = match &args.gravity {
@@ -89,7 +108,13 @@ pub fn run(args: &DecideArgs) -> Result<bool> {
             let path = choice.resolve()?;
             drop7::with_gravity!(path, |g| drop7::with_table!(table, |t| {
                 let mut s = FairSearch::new(FairLeaf, t, g, config);
-                answer(&mut s, single)
+                let progress = big.then(|| {
+                    let p = Arc::new(SearchProgress::default());
+                    s.set_progress(p.clone());
+                    (p, bound)
+                });
+                let max_work = config.max_work;
+                answer(&mut s, single, Report { max_work, progress })
             }))
         }
         "reference" => {
@@ -98,71 +123,121 @@ pub fn run(args: &DecideArgs) -> Result<bool> {
                 TableSpec::Lru(c) => c,
                 other => bail!("--search reference supports --table none or lru:C, not {other}"),
             };
-            answer(&mut ReferenceSearch::new(config, capacity), single)
+            let report = Report {
+                max_work: config.max_work,
+                progress: None,
+            };
+            answer(&mut ReferenceSearch::new(config, capacity), single, report)
         }
         other => bail!("unknown --search {other:?} (expected fast or reference)"),
     }
 }
 
-fn decide_json<D: Decide>(d: &mut D, pos: &Position) -> Result<String> {
+/// How `decide` reports: the work budget (for the no-iteration warning) and,
+/// for a big decision, the search's progress counter and the work bound.
+struct Report {
+    max_work: u64,
+    progress: Option<(Arc<SearchProgress>, u64)>,
+}
+
+fn decide_json<D: Decide>(
+    d: &mut D,
+    pos: &Position,
+    line: usize,
+    report: &Report,
+) -> Result<String> {
     let t0 = Instant::now();
-    let decision = d.decide_position(pos);
+    let decision = match &report.progress {
+        Some((p, bound)) => with_progress(p, *bound, line, || d.decide_position(pos)),
+        None => d.decide_position(pos),
+    };
     let ms = t0.elapsed().as_secs_f64() * 1e3;
+    if decision.completed_depth == 0 && !pos.game_over {
+        eprintln!(
+            "warning: line {line}: --max-work {} let no iteration complete: the action is \
+             the fallback (first legal column of 3,2,4,1,5,0,6), values are null",
+            report.max_work
+        );
+    }
     Ok(serde_json::to_string(&DecideRecord::new(&decision, ms))?)
 }
 
-/// Answers the single root or every stdin line; `Ok(false)` if a line failed.
-fn answer<D: Decide>(d: &mut D, single: Option<Position>) -> Result<bool> {
-    let mut out = BufWriter::new(io::stdout().lock());
-    if let Some(pos) = single {
-        writeln!(out, "{}", decide_json(d, &pos)?)?;
-        out.flush()?;
-        return Ok(true);
-    }
-    for_each_line(&mut out, |line| {
-        let pos = parse_root_line(line).map_err(|e| e.to_string())?;
-        decide_json(d, &pos).map_err(|e| e.to_string())
+/// Runs `f` while a progress bar on stderr (hidden when stderr is not a
+/// terminal) shows the work done against the bound.
+fn with_progress<T>(p: &SearchProgress, bound: u64, line: usize, f: impl FnOnce() -> T) -> T {
+    p.work.store(0, Ordering::Relaxed);
+    let done = AtomicBool::new(false);
+    std::thread::scope(|scope| {
+        scope.spawn(|| {
+            let bar = indicatif::ProgressBar::new(bound).with_style(
+                indicatif::ProgressStyle::with_template(
+                    "{msg} [{elapsed_precise}] {wide_bar} {human_pos}/{human_len} work",
+                )
+                .expect("a valid template"),
+            );
+            while !done.load(Ordering::Relaxed) {
+                bar.set_message(format!(
+                    "line {line}: depth {}",
+                    p.depth.load(Ordering::Relaxed)
+                ));
+                bar.set_position(p.work.load(Ordering::Relaxed));
+                std::thread::sleep(Duration::from_millis(100));
+            }
+            bar.finish_and_clear();
+        });
+        let out = f();
+        done.store(true, Ordering::Relaxed);
+        out
     })
 }
 
-/// Reads stdin line by line; writes `f(line)` or a [`LineError`] for each
-/// non-blank line, flushing after each; `Ok(false)` if any line failed.
+/// Answers the single root or every stdin line; `Ok(false)` if a line failed.
+fn answer<D: Decide>(d: &mut D, single: Option<Position>, report: Report) -> Result<bool> {
+    let mut out = BufWriter::new(io::stdout().lock());
+    if let Some(pos) = single {
+        writeln!(out, "{}", decide_json(d, &pos, 1, &report)?).context(STDOUT)?;
+        out.flush().context(STDOUT)?;
+        return Ok(true);
+    }
+    for_each_line(&mut out, |number, line| {
+        let pos = parse_root_line(line).map_err(|e| e.to_string())?;
+        decide_json(d, &pos, number, &report).map_err(|e| e.to_string())
+    })
+}
+
+/// Reads stdin with the shared line reader ([`drop7::input`]: BOM and CRLF
+/// accepted, lines over [`MAX_LINE_BYTES`] refused unread); writes `f(line)`
+/// or a [`LineError`] for each non-blank line, flushing after each;
+/// `Ok(false)` if any line failed.
 fn for_each_line(
     out: &mut impl Write,
-    mut f: impl FnMut(&str) -> Result<String, String>,
+    mut f: impl FnMut(usize, &str) -> Result<String, String>,
 ) -> Result<bool> {
     let mut ok = true;
-    for (i, line) in io::stdin().lock().lines().enumerate() {
-        let line = match line {
-            Ok(l) => l,
-            Err(e) if e.kind() == io::ErrorKind::InvalidData => {
-                ok = false;
-                let err = LineError {
-                    line: i + 1,
-                    error: "line is not valid UTF-8".into(),
-                };
-                writeln!(out, "{}", serde_json::to_string(&err)?)?;
-                continue;
-            }
-            Err(e) => return Err(e).context("reading stdin"),
+    let mut lines = LineReader::new(io::stdin().lock());
+    while let Some(line) = lines.next_line().context("reading stdin")? {
+        let answer = match &line.text {
+            Ok(text) if text.trim().is_empty() => continue,
+            Ok(text) => f(line.number, text),
+            Err(LineProblem::TooLong { .. }) => Err(format!(
+                "line is longer than {MAX_LINE_BYTES} bytes (the limit of an input line)"
+            )),
+            Err(e) => Err(e.to_string()),
         };
-        if line.trim().is_empty() {
-            continue;
-        }
-        match f(&line) {
-            Ok(json) => writeln!(out, "{json}")?,
+        match answer {
+            Ok(json) => writeln!(out, "{json}").context(STDOUT)?,
             Err(error) => {
                 ok = false;
-                writeln!(
-                    out,
-                    "{}",
-                    serde_json::to_string(&LineError { line: i + 1, error })?
-                )?;
+                let err = LineError {
+                    line: line.number,
+                    error,
+                };
+                writeln!(out, "{}", serde_json::to_string(&err)?).context(STDOUT)?;
             }
         }
-        out.flush()?;
+        out.flush().context(STDOUT)?;
     }
-    out.flush()?;
+    out.flush().context(STDOUT)?;
     Ok(ok)
 }
 
@@ -174,7 +249,7 @@ pub struct LeafArgs {}
 /// `{"value","bits"}` lines out.
 pub fn run_leaf(_args: &LeafArgs) -> Result<bool> {
     let mut out = BufWriter::new(io::stdout().lock());
-    for_each_line(&mut out, |line| {
+    for_each_line(&mut out, |_, line| {
         let pos = parse_root_line(line).map_err(|e| e.to_string())?;
         let value = FairLeaf::value(&pos);
         serde_json::to_string(&LeafRecord {

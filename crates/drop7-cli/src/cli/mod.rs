@@ -62,14 +62,26 @@ pub fn main() -> ExitCode {
     }
 }
 
-/// Help and version go out as clap prints them; a usage error becomes one
-/// `error: …` line (the usage text is left to `--help`), exit status 2.
+/// Help and version go out as clap prints them (a failed write to stdout is an
+/// error, exit status 1; a closed pipe ends quietly); a usage error becomes
+/// one `error: …` line (the usage text is left to `--help`), exit status 2.
 fn usage_error(e: clap::Error) -> ExitCode {
     use clap::error::ErrorKind;
     match e.kind() {
         ErrorKind::DisplayHelp
         | ErrorKind::DisplayVersion
-        | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => e.exit(),
+        | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+            use std::io::Write;
+            let written = e.print().and_then(|()| io::stdout().flush());
+            match written {
+                Ok(()) => ExitCode::from(u8::try_from(e.exit_code()).unwrap_or(2)),
+                Err(err) if err.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+                Err(err) => {
+                    eprintln!("error: writing to stdout: {err}");
+                    ExitCode::FAILURE
+                }
+            }
+        }
         _ => {
             let text = e.render().to_string();
             let message: Vec<&str> = text

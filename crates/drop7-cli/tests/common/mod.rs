@@ -59,3 +59,20 @@ pub fn first_block(line: &str) -> String {
     let at = line.find("\"board\":\"").expect("a board key") + "\"board\":\"".len() + 49 + 1;
     format!("{}}}", &line[..at])
 }
+
+/// A command running the `drop7` binary under test, prefixed by the runner in
+/// `DROP7_TEST_RUNNER` when set (e.g. `qemu-x86_64 -cpu Westmere`, as
+/// `scripts/test-qemu.sh` sets it: a program started by an emulated test
+/// binary would otherwise run natively).
+pub fn drop7_command() -> std::process::Command {
+    let exe = env!("CARGO_BIN_EXE_drop7");
+    match std::env::var("DROP7_TEST_RUNNER") {
+        Ok(runner) if !runner.trim().is_empty() => {
+            let mut words = runner.split_whitespace();
+            let mut cmd = std::process::Command::new(words.next().expect("a runner"));
+            cmd.args(words).arg(exe);
+            cmd
+        }
+        _ => std::process::Command::new(exe),
+    }
+}

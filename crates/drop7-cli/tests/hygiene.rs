@@ -1,0 +1,274 @@
+//! Input hygiene by kind (one test per bad-input class, asserting message and
+//! exit status): byte-order mark and CRLF, duplicated JSON keys, over-long
+//! lines, invalid UTF-8, failed and closed stdout, game-over roots as
+//! `drop7 trace` prints them, big searches, budgets that let no iteration
+//! complete, and the gravity choice on the CPU the tests run on (also under
+//! `qemu-x86_64 -cpu Westmere`, see `scripts/test-qemu.sh`).
+
+mod common;
+
+use std::io::Write;
+use std::process::{Output, Stdio};
+
+use common::drop7_command;
+
+const ROOT: &str =
+    r#"{"board":"0000000000000000000000000000000000000000008888888","next":4,"movesRemaining":5}"#;
+
+/// Runs `drop7 args` with `stdin` as its input.
+fn run_with_input(args: &[&str], stdin: &[u8]) -> Output {
+    let mut child = drop7_command()
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("drop7 starts");
+    let mut input = child.stdin.take().unwrap();
+    input.write_all(stdin).unwrap();
+    drop(input);
+    child.wait_with_output().unwrap()
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+fn lines(o: &Output) -> Vec<serde_json::Value> {
+    text(&o.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("a JSON line"))
+        .collect()
+}
+
+#[test]
+fn bom_and_crlf_are_accepted() {
+    let input = format!("\u{FEFF}{ROOT}\r\n{ROOT}\r\n");
+    for cmd in [&["leaf"][..], &["decide", "--depth", "1"]] {
+        let o = run_with_input(cmd, input.as_bytes());
+        assert_eq!(o.status.code(), Some(0), "{cmd:?}: {}", text(&o.stderr));
+        let mut out = lines(&o);
+        assert_eq!(out.len(), 2, "{cmd:?}");
+        for v in &mut out {
+            v.as_object_mut().unwrap().remove("ms");
+        }
+        assert_eq!(
+            out[0], out[1],
+            "{cmd:?}: BOM line answered like the plain one"
+        );
+    }
+}
+
+#[test]
+fn duplicate_json_key_is_refused_by_name() {
+    let dup = ROOT.replace(r#""next":4"#, r#""next":4,"next":3"#);
+    for cmd in [&["leaf"][..], &["decide", "--depth", "1"]] {
+        let o = run_with_input(cmd, format!("{dup}\n{ROOT}\n").as_bytes());
+        assert_eq!(o.status.code(), Some(1), "{cmd:?}");
+        let out = lines(&o);
+        assert_eq!(out[0]["line"], 1);
+        let err = out[0]["error"].as_str().unwrap();
+        assert!(err.contains(r#"duplicate key "next""#), "{err}");
+        assert!(
+            out[1].get("error").is_none(),
+            "the next line is still answered"
+        );
+    }
+}
+
+#[test]
+fn over_long_line_is_refused_with_the_limit() {
+    // 1 MiB without a line end, then a good line.
+    let mut input = vec![b' '; 1 << 20];
+    input.extend_from_slice(format!("\n{ROOT}\n").as_bytes());
+    let o = run_with_input(&["leaf"], &input);
+    assert_eq!(o.status.code(), Some(1));
+    let out = lines(&o);
+    assert_eq!(out.len(), 2);
+    assert_eq!(out[0]["line"], 1);
+    assert_eq!(
+        out[0]["error"],
+        "line is longer than 65536 bytes (the limit of an input line)"
+    );
+    assert!(out[1]["bits"].is_string());
+}
+
+#[test]
+fn invalid_utf8_line_is_refused() {
+    let mut input = b"{\"board\":\xFF}\n".to_vec();
+    input.extend_from_slice(format!("{ROOT}\n").as_bytes());
+    let o = run_with_input(&["leaf"], &input);
+    assert_eq!(o.status.code(), Some(1));
+    let out = lines(&o);
+    assert_eq!(out[0]["error"], "line is not valid UTF-8");
+    assert!(out[1]["bits"].is_string());
+}
+
+#[test]
+#[cfg(target_os = "linux")]
+fn failed_stdout_write_is_an_error() {
+    let commands: [&[&str]; 6] = [
+        &["--help"],
+        &["--version"],
+        &["trace", "--help"],
+        &["trace"],
+        &["play", "--games", "3"],
+        &["leaf"],
+    ];
+    for args in commands {
+        let full = std::fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .unwrap();
+        let o = drop7_command()
+            .args(args)
+            .stdin(Stdio::from(
+                std::fs::File::open(common::data_path("roots.txt")).unwrap(),
+            ))
+            .stdout(full)
+            .stderr(Stdio::piped())
+            .output()
+            .unwrap();
+        let err = text(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{args:?}: {err}");
+        assert!(
+            err.starts_with("error: writing") && err.contains("stdout"),
+            "{args:?}: {err}"
+        );
+    }
+}
+
+#[test]
+fn closed_stdout_pipe_ends_quietly() {
+    for args in [&["trace", "--games", "200"][..], &["--help"]] {
+        let mut child = drop7_command()
+            .args(args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        drop(child.stdout.take());
+        let o = child.wait_with_output().unwrap();
+        assert_eq!(o.status.code(), Some(0), "{args:?}");
+        assert_eq!(text(&o.stderr), "", "{args:?}");
+    }
+}
+
+/// The last line of a game `drop7 trace` prints (center policy, seed 1 ends
+/// in a blocked rise): `movesRemaining` 0, `gameOver` true, no next disc.
+fn game_over_trace_line() -> String {
+    let o = drop7_command().args(["trace"]).output().unwrap();
+    assert!(o.status.success());
+    let last = text(&o.stdout).lines().last().unwrap().to_string();
+    let v: serde_json::Value = serde_json::from_str(&last).unwrap();
+    assert_eq!(v["gameOver"], true);
+    assert_eq!(v["movesRemaining"], 0);
+    assert!(v.get("next").is_none());
+    last
+}
+
+#[test]
+fn game_over_root_as_trace_prints_it() {
+    let line = game_over_trace_line() + "\n";
+    let o = run_with_input(&["leaf"], line.as_bytes());
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    // search.md §9: a game-over leaf is -2,500,000.
+    assert_eq!(lines(&o)[0]["bits"], "c14312d000000000");
+    let o = run_with_input(&["decide"], line.as_bytes());
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    // search.md §7: no action, completed depth 0, null values, zero counters.
+    let d = &lines(&o)[0];
+    assert_eq!(d["action"], serde_json::Value::Null);
+    assert_eq!(d["completedDepth"], 0);
+    assert!(d["values"].as_array().unwrap().iter().all(|v| v.is_null()));
+    for k in ["work", "nodes", "cacheHits", "leafCalls", "moveCalls"] {
+        assert_eq!(d[k], 0, "{k}");
+    }
+    // Without gameOver the same line is refused (movesRemaining 0, no next).
+    let alive = line.replace(r#""gameOver":true"#, r#""gameOver":false"#);
+    let o = run_with_input(&["leaf"], alive.as_bytes());
+    assert_eq!(o.status.code(), Some(1));
+    let err = lines(&o)[0]["error"].as_str().unwrap().to_string();
+    assert!(err.contains("missing key \"next\""), "{err}");
+}
+
+#[test]
+fn big_search_warns_before_it_starts() {
+    let line = game_over_trace_line() + "\n";
+    let o = run_with_input(
+        &["decide", "--depth", "8", "--strata", "32"],
+        line.as_bytes(),
+    );
+    assert_eq!(o.status.code(), Some(0));
+    let err = text(&o.stderr);
+    assert!(
+        err.starts_with(
+            "warning: --depth 8 --strata 32 may take up to 12762329762212784096 work units"
+        ),
+        "{err}"
+    );
+    // A small search does not warn.
+    let o = run_with_input(&["decide", "--depth", "2"], format!("{ROOT}\n").as_bytes());
+    assert_eq!(text(&o.stderr), "");
+}
+
+#[test]
+fn budget_without_a_completed_iteration_warns_of_the_fallback() {
+    let o = run_with_input(
+        &["decide", "--depth", "3", "--max-work", "5"],
+        format!("{ROOT}\n").as_bytes(),
+    );
+    assert_eq!(o.status.code(), Some(0));
+    let err = text(&o.stderr);
+    assert!(
+        err.contains(
+            "warning: line 1: --max-work 5 let no iteration complete: the action is the fallback"
+        ),
+        "{err}"
+    );
+    let d = &lines(&o)[0];
+    assert_eq!(d["completedDepth"], 0);
+    assert_eq!(d["action"], 3);
+}
+
+#[test]
+fn gravity_choice_on_this_cpu() {
+    let has_bmi2 = drop7::gravity::Bmi2::detect().is_some();
+    let o = drop7_command()
+        .args(["play", "--games", "20", "--gravity", "bmi2"])
+        .output()
+        .unwrap();
+    if has_bmi2 {
+        assert_eq!(o.status.code(), Some(0));
+    } else {
+        assert_eq!(o.status.code(), Some(1));
+        assert_eq!(
+            text(&o.stderr),
+            "error: --gravity bmi2 requested but this CPU has no BMI2\n"
+        );
+    }
+    let auto = drop7_command()
+        .args(["play", "--games", "20", "--gravity", "auto"])
+        .output()
+        .unwrap();
+    let summary = text(&auto.stdout);
+    let want = drop7::gravity::GravityChoice::Auto
+        .resolve()
+        .unwrap()
+        .name();
+    assert!(summary.contains(&format!("(gravity {want})")), "{summary}");
+    if !has_bmi2 {
+        assert_eq!(want, "portable");
+    }
+    // Same records whichever path.
+    let portable = drop7_command()
+        .args(["trace", "--games", "20", "--gravity", "portable"])
+        .output()
+        .unwrap();
+    let auto = drop7_command()
+        .args(["trace", "--games", "20", "--gravity", "auto"])
+        .output()
+        .unwrap();
+    assert!(portable.status.success() && auto.status.success());
+    assert_eq!(portable.stdout, auto.stdout);
+}
