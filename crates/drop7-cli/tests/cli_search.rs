@@ -9,7 +9,7 @@ mod common;
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::PathBuf;
-use std::process::{Command, Output, Stdio};
+use std::process::{Output, Stdio};
 
 use common::read_jsonl_gz;
 use serde_json::{Value, json};

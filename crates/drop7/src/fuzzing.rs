@@ -23,9 +23,12 @@ use crate::reference::search::ReferenceSearch;
 use crate::rng::{CountingSource, Mulberry32};
 use crate::search::{Decision, FairSearch, SearchConfig, worst_case_work};
 
+/// A target's logic: panics on a finding.
+pub type Target = fn(&[u8]);
+
 /// Every fuzz target by name, with its function (the names of `fuzz/fuzz_targets/*.rs`
 /// and of the corpus directories).
-pub const TARGETS: &[(&str, fn(&[u8]))] = &[
+pub const TARGETS: &[(&str, Target)] = &[
     ("board", board_text),
     ("root_line", root_line),
     ("leaf_line", leaf_line),
@@ -337,7 +340,7 @@ pub fn leaf_diff(data: &[u8]) {
         board: Board::from_cells(&cells),
         next_disc: b.range(1, 7),
         moves_remaining: b.range(1, 5),
-        game_over: b.u8() % 16 == 0,
+        game_over: b.u8().is_multiple_of(16),
     };
     check_leaf(&pos);
     if !pos.game_over {
@@ -365,7 +368,7 @@ pub fn search_diff(data: &[u8]) {
         board: Board::from_cells(&cells),
         next_disc: b.range(1, 7),
         moves_remaining: b.range(1, 5),
-        game_over: b.u8() % 32 == 0,
+        game_over: b.u8().is_multiple_of(32),
     };
     let depth = u32::from(b.range(1, 2));
     let strata = u32::from(b.range(1, 8));
@@ -423,12 +426,20 @@ pub fn search_diff(data: &[u8]) {
             "{what}"
         );
     };
-    crate::with_table!(table, |t| {
-        let mut s = FairSearch::new(FairLeaf, t.clone(), Portable, config);
-        check(s.decide(&pos), "portable");
-        if let Some(g) = Bmi2::detect() {
-            let mut s = FairSearch::new(FairLeaf, t, g, config);
-            check(s.decide(&pos), "bmi2");
-        }
-    });
+    let (portable, bmi2) = crate::with_table!(table, |t| search_both(t, &pos, config));
+    check(portable, "portable");
+    if let Some(d) = bmi2 {
+        check(d, "bmi2");
+    }
+}
+
+/// The fast search's decision on both gravity paths (PEXT only where present).
+fn search_both<T: crate::table::Table + Clone>(
+    t: T,
+    pos: &Position,
+    config: SearchConfig,
+) -> (Decision, Option<Decision>) {
+    let portable = FairSearch::new(FairLeaf, t.clone(), Portable, config).decide(pos);
+    let bmi2 = Bmi2::detect().map(|g| FairSearch::new(FairLeaf, t, g, config).decide(pos));
+    (portable, bmi2)
 }
