@@ -95,7 +95,7 @@ pub fn run(args: &DecideArgs) -> Result<bool> {
     if big {
         eprintln!(
             "warning: --depth {} --strata {} may take up to {bound} work units per position \
-             (worst case W(D,S); lower it with --max-work); progress on stderr",
+             (the smaller of W(D,S) and --max-work); progress on stderr",
             args.depth, args.strata
         );
     }
@@ -168,7 +168,7 @@ fn with_progress<T>(p: &SearchProgress, bound: u64, line: usize, f: impl FnOnce(
     p.work.store(0, Ordering::Relaxed);
     let done = AtomicBool::new(false);
     std::thread::scope(|scope| {
-        scope.spawn(|| {
+        let watcher = scope.spawn(|| {
             let bar = indicatif::ProgressBar::new(bound).with_style(
                 indicatif::ProgressStyle::with_template(
                     "{msg} [{elapsed_precise}] {wide_bar} {human_pos}/{human_len} work",
@@ -181,12 +181,13 @@ fn with_progress<T>(p: &SearchProgress, bound: u64, line: usize, f: impl FnOnce(
                     p.depth.load(Ordering::Relaxed)
                 ));
                 bar.set_position(p.work.load(Ordering::Relaxed));
-                std::thread::sleep(Duration::from_millis(100));
+                std::thread::park_timeout(Duration::from_millis(100));
             }
             bar.finish_and_clear();
         });
         let out = f();
         done.store(true, Ordering::Relaxed);
+        watcher.thread().unpark();
         out
     })
 }
