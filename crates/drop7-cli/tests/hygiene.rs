@@ -229,6 +229,40 @@ fn budget_without_a_completed_iteration_warns_of_the_fallback() {
     let d = &lines(&o)[0];
     assert_eq!(d["completedDepth"], 0);
     assert_eq!(d["action"], 3);
+    // A fair `play` with such a budget says so before it starts.
+    let o = drop7_command()
+        .args([
+            "play",
+            "--games",
+            "1",
+            "--policy",
+            "fair:d2s3",
+            "--max-work",
+            "3",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0));
+    let err = text(&o.stderr);
+    assert!(
+        err.starts_with(
+            "warning: --max-work 3 lets no search iteration complete on the opening position"
+        ),
+        "{err}"
+    );
+    let o = drop7_command()
+        .args([
+            "play",
+            "--games",
+            "1",
+            "--policy",
+            "fair:d2s3",
+            "--max-work",
+            "1000",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(text(&o.stderr), "");
 }
 
 #[test]

@@ -178,6 +178,9 @@ impl GameArgs {
                 EngineSel::Reference => GravityPath::Portable,
             },
         };
+        if let (PolicySpec::Fair(fair), Some(max_work)) = (policy, self.max_work) {
+            warn_small_budget(fair, max_work);
+        }
         Ok(GameSetup {
             policy,
             driver,
@@ -189,6 +192,30 @@ impl GameArgs {
             max_work: self.max_work,
             search_gravity,
         })
+    }
+}
+
+/// Warns on stderr when `--max-work` lets not even the depth-1 iteration of
+/// the opening decision complete: such decisions play the fallback column.
+fn warn_small_budget(fair: FairSpec, max_work: u64) {
+    use drop7::search::{FairSearch, SearchConfig};
+    let config = SearchConfig {
+        depth: 1,
+        strata: fair.strata,
+        max_work,
+    };
+    let mut search = FairSearch::new(
+        drop7::leaf::FairLeaf,
+        drop7::table::NoTable,
+        drop7::gravity::Portable,
+        config,
+    );
+    let opening = drop7::position::Position::initial(1);
+    if search.decide(&opening).completed_depth == 0 {
+        eprintln!(
+            "warning: --max-work {max_work} lets no search iteration complete on the opening \
+             position: such decisions play the fallback (first legal column of 3,2,4,1,5,0,6)"
+        );
     }
 }
 
