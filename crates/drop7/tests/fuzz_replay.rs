@@ -18,6 +18,9 @@ fn replay(kind: &str) -> usize {
     let mut files = 0;
     for dir in dirs {
         let dir = dir.unwrap().path();
+        if !dir.is_dir() {
+            continue; // a README
+        }
         let name = dir.file_name().unwrap().to_str().unwrap().to_string();
         let mut inputs: Vec<PathBuf> = fs::read_dir(&dir)
             .unwrap()
