@@ -10,6 +10,7 @@ pub mod leaf;
 pub mod player;
 pub mod policy;
 pub mod position;
+pub mod records;
 pub mod reference;
 pub mod rng;
 pub mod runner;
