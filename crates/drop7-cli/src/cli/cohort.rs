@@ -440,6 +440,9 @@ pub struct SummaryArgs {
     /// Seed of the bootstrap's random streams (fixed: results are reproducible).
     #[arg(long, default_value_t = BOOTSTRAP_SEED, value_name = "SEED")]
     bootstrap_seed: u64,
+    /// Also draw the score distribution (ECDF) as an SVG picture.
+    #[arg(long, value_name = "FILE.svg")]
+    plot: Option<PathBuf>,
 }
 
 /// Runs `drop7 summary`.
@@ -508,6 +511,9 @@ pub fn run_summary(args: &SummaryArgs) -> Result<()> {
     let (reference, _) = reference.expect("files are non-empty");
     let boot = score.bootstrap_means(args.resamples, args.bootstrap_seed);
     let (lo, hi) = (sorted_quantile(&boot, 0.025), sorted_quantile(&boot, 0.975));
+    if let Some(plot) = &args.plot {
+        plot_ecdf(plot, &score, &reference, (lo, hi))?;
+    }
     if args.json {
         let v = json!({
             "games": games,
@@ -641,6 +647,9 @@ pub struct CompareArgs {
     /// Seed of the bootstrap's random streams (fixed: results are reproducible).
     #[arg(long, default_value_t = BOOTSTRAP_SEED, value_name = "SEED")]
     bootstrap_seed: u64,
+    /// Also draw the paired deltas, sorted, with the bound and the floor, as an SVG picture.
+    #[arg(long, value_name = "FILE.svg")]
+    plot: Option<PathBuf>,
 }
 
 /// Runs `drop7 compare`.
@@ -731,6 +740,9 @@ pub fn run_compare(args: &CompareArgs) -> Result<()> {
         "below the floor: not a measurement"
     };
     let median = delta.quantile(0.5);
+    if let Some(plot) = &args.plot {
+        plot_deltas(plot, &delta, lower, floor)?;
+    }
     if args.json {
         let v = json!({
             "pairs": pairs,
@@ -786,6 +798,199 @@ pub fn run_compare(args: &CompareArgs) -> Result<()> {
     )?;
     o.flush()?;
     Ok(())
+}
+
+// ---------------------------------------------------------------- pictures
+
+/// At most this many points per drawn line (a line over more games is thinned
+/// evenly; the extremes are kept).
+const MAX_POINTS: usize = 2000;
+
+/// The (rounded) values of `d` in ascending order with their ranks, thinned
+/// to at most [`MAX_POINTS`]: `(rank 0..n, value)`.
+fn sorted_points(d: &Dist) -> Vec<(f64, f64)> {
+    let n = d.n.max(1);
+    let step = n.div_ceil(MAX_POINTS as u64);
+    let mut pts = Vec::new();
+    let mut rank = 0u64;
+    for (&v, &c) in &d.counts {
+        let value = v as f64 / d.scale;
+        // Every multiple of `step` inside [rank, rank + c), plus the last.
+        let mut k = rank.div_ceil(step) * step;
+        while k < rank + c {
+            pts.push((k as f64, value));
+            k += step;
+        }
+        rank += c;
+        if rank == n {
+            pts.push(((n - 1) as f64, value));
+        }
+    }
+    pts
+}
+
+fn plot_err<E: std::fmt::Display>(e: E) -> anyhow::Error {
+    anyhow!("drawing: {e}")
+}
+
+fn write_svg(out: &Path, svg: String) -> Result<()> {
+    write_whole(out, |w| {
+        w.write_all(svg.as_bytes())
+            .with_context(|| format!("writing {}", out.display()))
+    })
+}
+
+/// The score distribution as an empirical CDF, with the mean's 95 % CI.
+fn plot_ecdf(out: &Path, score: &Dist, r: &GameRecord, ci: (f64, f64)) -> Result<()> {
+    use plotters::prelude::*;
+    let pts: Vec<(f64, f64)> = sorted_points(score)
+        .into_iter()
+        .map(|(k, v)| (v, (k + 1.0) / score.n as f64))
+        .collect();
+    let (x0, x1) = (score.min, score.max.max(score.min + 1.0));
+    let pad = (x1 - x0) * 0.03;
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, (900, 560)).into_drawing_area();
+        root.fill(&WHITE).map_err(plot_err)?;
+        let mut chart = ChartBuilder::on(&root)
+            .caption(
+                format!(
+                    "Score distribution: {} games, {} ({}), mean {:.0}",
+                    score.n, r.policy, r.driver, score.mean
+                ),
+                ("sans-serif", 20),
+            )
+            .margin(15)
+            .x_label_area_size(45)
+            .y_label_area_size(60)
+            .build_cartesian_2d((x0 - pad)..(x1 + pad), 0f64..1.02f64)
+            .map_err(plot_err)?;
+        chart
+            .configure_mesh()
+            .x_desc("final score")
+            .y_desc("fraction of games scoring at most x")
+            .x_label_formatter(&|x| format!("{x:.0}"))
+            .draw()
+            .map_err(plot_err)?;
+        let mut steps = Vec::with_capacity(pts.len() * 2);
+        let mut last_y = 0.0;
+        for &(x, y) in &pts {
+            steps.push((x, last_y));
+            steps.push((x, y));
+            last_y = y;
+        }
+        chart
+            .draw_series(LineSeries::new(steps, BLUE.stroke_width(2)))
+            .map_err(plot_err)?
+            .label("empirical CDF")
+            .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], BLUE.stroke_width(2)));
+        let median = score.quantile(0.5);
+        chart
+            .draw_series(LineSeries::new(
+                vec![(median, 0.0), (median, 1.0)],
+                BLACK.stroke_width(1),
+            ))
+            .map_err(plot_err)?
+            .label(format!("median {median:.0}"))
+            .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], BLACK));
+        chart
+            .draw_series([Rectangle::new(
+                [(ci.0, 0.0), (ci.1.max(ci.0 + pad * 0.05), 1.0)],
+                RED.mix(0.25).filled(),
+            )])
+            .map_err(plot_err)?
+            .label(format!("mean, 95% CI {:.0}..{:.0}", ci.0, ci.1))
+            .legend(|(x, y)| Rectangle::new([(x, y - 5), (x + 20, y + 5)], RED.mix(0.25).filled()));
+        chart
+            .configure_series_labels()
+            .position(SeriesLabelPosition::LowerRight)
+            .background_style(WHITE.mix(0.9))
+            .border_style(BLACK)
+            .draw()
+            .map_err(plot_err)?;
+        root.present().map_err(plot_err)?;
+    }
+    write_svg(out, svg)
+}
+
+/// The paired deltas sorted ascending, with zero, the mean, the one-sided
+/// 95 % lower bound and the detection floor (±) marked.
+fn plot_deltas(out: &Path, delta: &Dist, lower: f64, floor: f64) -> Result<()> {
+    use plotters::prelude::*;
+    let pts = sorted_points(delta);
+    let n = delta.n as f64;
+    let lo = delta.min.min(-floor).min(lower);
+    let hi = delta.max.max(floor).max(lower);
+    let pad = ((hi - lo) * 0.05).max(1.0);
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, (900, 560)).into_drawing_area();
+        root.fill(&WHITE).map_err(plot_err)?;
+        let mut chart = ChartBuilder::on(&root)
+            .caption(
+                format!(
+                    "Paired score deltas (candidate - base), {} pairs, sorted",
+                    delta.n
+                ),
+                ("sans-serif", 20),
+            )
+            .margin(15)
+            .x_label_area_size(45)
+            .y_label_area_size(70)
+            .build_cartesian_2d(0f64..n.max(1.0), (lo - pad)..(hi + pad))
+            .map_err(plot_err)?;
+        chart
+            .configure_mesh()
+            .x_desc("pairs, sorted by delta")
+            .y_desc("score delta")
+            .x_label_formatter(&|x| format!("{x:.0}"))
+            .y_label_formatter(&|y| format!("{y:.0}"))
+            .draw()
+            .map_err(plot_err)?;
+        chart
+            .draw_series(LineSeries::new(pts, BLUE.stroke_width(2)))
+            .map_err(plot_err)?
+            .label("delta per pair")
+            .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], BLUE.stroke_width(2)));
+        let hline = |y: f64| vec![(0.0, y), (n.max(1.0), y)];
+        chart
+            .draw_series(LineSeries::new(hline(0.0), BLACK))
+            .map_err(plot_err)?;
+        chart
+            .draw_series(LineSeries::new(hline(delta.mean), GREEN.stroke_width(2)))
+            .map_err(plot_err)?
+            .label(format!("mean delta {:.1}", delta.mean))
+            .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], GREEN.stroke_width(2)));
+        chart
+            .draw_series(LineSeries::new(hline(lower), RED.stroke_width(2)))
+            .map_err(plot_err)?
+            .label(format!("95% lower bound {lower:.1}"))
+            .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], RED.stroke_width(2)));
+        for (i, y) in [floor, -floor].into_iter().enumerate() {
+            let s = chart
+                .draw_series(DashedLineSeries::new(
+                    hline(y),
+                    6,
+                    4,
+                    MAGENTA.stroke_width(2),
+                ))
+                .map_err(plot_err)?;
+            if i == 0 {
+                s.label(format!("detection floor ±{floor:.1}"))
+                    .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], MAGENTA));
+            }
+        }
+        chart
+            .configure_series_labels()
+            .position(SeriesLabelPosition::UpperLeft)
+            .background_style(WHITE.mix(0.9))
+            .border_style(BLACK)
+            .draw()
+            .map_err(plot_err)?;
+        root.present().map_err(plot_err)?;
+    }
+    write_svg(out, svg)
 }
 
 #[cfg(test)]
