@@ -263,11 +263,11 @@ fn parse_hex(s: Option<&str>) -> Option<u32> {
 
 /// A streaming distribution: exact count, mean and sample standard
 /// deviation (Welford), min and max, and quantiles from a count per value.
-/// Values below 65,536 are kept exactly; larger values are rounded down to
-/// 16 significant bits (relative error below 2^-15 ≈ 0.003 %), so memory is
-/// bounded by the number of distinct rounded values (at most ~2·10^6), never
-/// by the number of games. Fractional values (milliseconds) are kept in
-/// microseconds.
+/// Values below 2^24 (16,777,216) are kept exactly; larger values are
+/// rounded down to 24 significant bits (relative error below 2^-23 ≈ 1.2e-7),
+/// so memory is one map entry per distinct (rounded) value, never one per
+/// game (a 1,000,000-game center cohort has a few thousand distinct scores).
+/// Fractional values (milliseconds, mean chain depths) are kept to 0.001.
 #[derive(Clone, Debug, Default)]
 pub struct Dist {
     n: u64,
@@ -281,10 +281,10 @@ pub struct Dist {
 
 fn round_key(v: i64) -> i64 {
     let a = v.unsigned_abs();
-    if a < 1 << 16 {
+    if a < 1 << 24 {
         return v;
     }
-    let shift = 64 - a.leading_zeros() - 16;
+    let shift = 64 - a.leading_zeros() - 24;
     let r = ((a >> shift) << shift) as i64;
     if v < 0 { -r } else { r }
 }
@@ -1008,8 +1008,8 @@ mod tests {
         assert!((d.quantile(0.9) - 7.6).abs() < 1e-12);
         assert_eq!(d.mean, 4.0);
         assert!((d.sd() - 3.535_533_905_932_737_6).abs() < 1e-12);
-        assert_eq!(round_key(70_000), 70_000 & !1);
-        assert_eq!(round_key(-70_001), -(70_001 & !1));
+        assert_eq!(round_key(70_001), 70_001);
+        assert_eq!(round_key(-(1 << 25) - 1), -(1 << 25));
         let a = d.bootstrap_means(200, 7);
         assert_eq!(a, d.bootstrap_means(200, 7));
         assert!(a[0] >= 1.0 && a[199] <= 10.0);
