@@ -660,17 +660,26 @@ pub fn run_compare(args: &CompareArgs) -> Result<()> {
     // The base: one (score, ruleset, move cap, line, paired) per seed.
     struct Base {
         score: u64,
-        rules: (Option<String>, Option<u32>),
+        // (index into `rulesets`, move cap): a few bytes per game.
+        rules: (u32, Option<u32>),
         line: u64,
         paired: bool,
     }
     let mut base: HashMap<u32, Base> = HashMap::new();
+    let mut rulesets: Vec<Option<String>> = Vec::new();
     let bshown = args.base.display().to_string();
     for_each_record(&args.base, |line, rec| {
         let seed = record_seed(&rec).map_err(|e| anyhow!("{bshown} line {line}: {e}"))?;
+        let ruleset = match rulesets.iter().position(|r| *r == rec.ruleset) {
+            Some(i) => i,
+            None => {
+                rulesets.push(rec.ruleset.clone());
+                rulesets.len() - 1
+            }
+        } as u32;
         let b = Base {
             score: rec.score,
-            rules: (rec.ruleset, rec.max_moves),
+            rules: (ruleset, rec.max_moves),
             line,
             paired: false,
         };
@@ -696,13 +705,14 @@ pub fn run_compare(args: &CompareArgs) -> Result<()> {
             bail!("{cshown} line {line}: seed {} appears twice", rec.seed);
         }
         let show = |o: &Option<String>| o.clone().unwrap_or_else(|| "(absent)".into());
-        if b.rules.0 != rec.ruleset {
+        let base_ruleset = &rulesets[b.rules.0 as usize];
+        if *base_ruleset != rec.ruleset {
             bail!(
                 "{cshown} line {line}: seed {} has ruleset {} but {bshown} line {} has {}: not comparable",
                 rec.seed,
                 show(&rec.ruleset),
                 b.line,
-                show(&b.rules.0)
+                show(base_ruleset)
             );
         }
         if b.rules.1 != rec.max_moves {
