@@ -300,9 +300,9 @@ struct Progress {
 impl Progress {
     fn new(total: u64, show: bool, fair: bool) -> Progress {
         let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::hidden());
-        if let Ok(style) = ProgressStyle::with_template(
-            "{human_pos}/{human_len} games [{elapsed}] {wide_bar} eta {eta} {msg}",
-        ) {
+        if let Ok(style) =
+            ProgressStyle::with_template("{human_pos}/{human_len} games [{elapsed}] {bar:30} {msg}")
+        {
             bar.set_style(style);
         }
         Progress {
@@ -361,30 +361,29 @@ impl Progress {
     fn tick(&self, t: Duration, moves_live: &AtomicU64) {
         let secs = t.as_secs_f64().max(1e-9);
         let games = self.games.load(Ordering::Relaxed);
-        let mean = if games > 0 {
-            self.score_sum.load(Ordering::Relaxed) as f64 / games as f64
+        let total = self.bar.length().unwrap_or(0);
+        let mean_eta = if games > 0 {
+            let mean = self.score_sum.load(Ordering::Relaxed) as f64 / games as f64;
+            let eta = secs / games as f64 * total.saturating_sub(games) as f64;
+            format!("mean score {mean:.1} | eta {}", human_duration(eta))
         } else {
-            f64::NAN
+            "no game finished yet".to_string()
         };
-        let mut msg = if self.fair {
+        let msg = if self.fair {
             let decisions = moves_live.load(Ordering::Relaxed);
             let in_flight = decisions.saturating_sub(self.moves_done.load(Ordering::Relaxed));
             format!(
-                "| {:.1} decisions/s | {in_flight} moves in games in flight | mean score {mean:.1}",
+                "| {:.1} decisions/s | {in_flight} moves in games in flight | {mean_eta}",
                 decisions as f64 / secs
             )
         } else {
             format!(
-                "| {:.0} moves/s | mean score {mean:.1}",
+                "| {:.0} moves/s | {mean_eta}",
                 self.moves_done.load(Ordering::Relaxed) as f64 / secs
             )
         };
-        if games == 0 {
-            msg.push_str(" | no game finished yet");
-        }
         self.bar.set_message(msg);
         // One line with the estimate once a long run's rate is known.
-        let total = self.bar.length().unwrap_or(0);
         if games > 0
             && t > Duration::from_secs(5)
             && !self.estimate_said.swap(true, Ordering::Relaxed)
