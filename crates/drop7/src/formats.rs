@@ -40,10 +40,11 @@ pub struct TraceRecord {
 }
 
 /// Why a cohort game stopped.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum StopReason {
     /// Row 0 occupied at the rise.
+    #[default]
     BlockedRise,
     /// Every column full after the move.
     NoLegalColumn,
@@ -52,7 +53,13 @@ pub enum StopReason {
 }
 
 /// One line of `drop7 play --out`: a whole game's result.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+///
+/// The first block of fields is the original record; the second block
+/// (issue 6, all optional so files of older versions still parse) makes a
+/// record self-describing: what can change the game, per-game search
+/// counters and timings, and a hash of the whole trajectory. See
+/// [`crate::records`] for the identity rules and the parser.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct GameRecord {
     /// Game seed as `"0x…"` hex.
@@ -77,6 +84,61 @@ pub struct GameRecord {
     pub terminal_reason: StopReason,
     /// True when the move cap stopped the game.
     pub censored: bool,
+
+    // --- Self-describing record (issue 6). Optional: absent in older files. ---
+    /// Rules id, `"drop7-hardcore-5-v1"` (as in the recorded-tape format).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ruleset: Option<String>,
+    /// Transposition table of a fair policy (`"sa:65536:4"`, …); absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub table: Option<String>,
+    /// Work budget per decision of a fair policy (the effective value); absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_work: Option<u64>,
+    /// Move cap of the run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_moves: Option<u32>,
+    /// First seed of the whole cohort (`"0x…"`), the same in every shard.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cohort_seed_start: Option<String>,
+    /// Games of the whole cohort, the same in every shard.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cohort_games: Option<u64>,
+    /// `"I/N"` when written by `play --shard I/N`; absent for a single run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<String>,
+    /// Version of the engine that played (`"drop7 0.2.0"`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub engine_version: Option<String>,
+    /// Mean chain depth over the moves that popped anything (a move's chain
+    /// depth is its deepest wave); `null` when nothing ever popped.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub chain_mean_depth: Option<f64>,
+    /// Search work (moves applied + leaves evaluated) summed over the game's
+    /// decisions; absent for policies without a search.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub work: Option<u64>,
+    /// Search nodes summed over the game's decisions; absent without a search.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nodes: Option<u64>,
+    /// Wall time of the game in milliseconds (differs between runs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wall_ms: Option<f64>,
+    /// Median decision latency of the game in ms (nearest rank); `null` for
+    /// policies without decisions (differs between runs).
+    #[serde(default, rename = "decisionMsP50")]
+    pub decision_ms_p50: Option<f64>,
+    /// 95th percentile decision latency in ms (nearest rank); `null` without decisions.
+    #[serde(default, rename = "decisionMsP95")]
+    pub decision_ms_p95: Option<f64>,
+    /// 99th percentile decision latency in ms (nearest rank); `null` without decisions.
+    #[serde(default, rename = "decisionMsP99")]
+    pub decision_ms_p99: Option<f64>,
+    /// SHA-256 (lowercase hex) over the moves in order, each move contributing
+    /// 50 ASCII bytes: its column digit `0`-`6` then the 49-character board
+    /// after the move (the trace line's `board`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trajectory_sha256: Option<String>,
 }
 
 /// Formats a seed as the record's `"0x…"` string (lowercase, 8 digits).

@@ -13,6 +13,7 @@ pub mod leaf;
 pub mod player;
 pub mod policy;
 pub mod position;
+pub mod records;
 pub mod reference;
 pub mod rng;
 pub mod runner;

@@ -222,19 +222,28 @@ macro_rules! with_table {
 #[derive(Clone, Debug)]
 pub struct FairPolicy<L: Leaf, T: Table, G: Gravity> {
     search: FairSearch<L, T, G>,
+    last: crate::search::SearchStats,
 }
 
 impl<L: Leaf, T: Table, G: Gravity> FairPolicy<L, T, G> {
     /// A policy around `search`.
     pub fn new(search: FairSearch<L, T, G>) -> Self {
-        FairPolicy { search }
+        FairPolicy {
+            search,
+            last: crate::search::SearchStats::default(),
+        }
     }
 }
 
 impl<L: Leaf, T: Table, G: Gravity> Policy for FairPolicy<L, T, G> {
     fn new_game(&mut self, _seed: u32) {}
     fn choose(&mut self, pos: &Position) -> Option<usize> {
-        self.search.decide(pos).action
+        let d = self.search.decide(pos);
+        self.last = d.stats;
+        d.action
+    }
+    fn last_search(&self) -> Option<crate::search::SearchStats> {
+        Some(self.last)
     }
 }
 

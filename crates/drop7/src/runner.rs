@@ -4,12 +4,13 @@
 
 use std::collections::BTreeMap;
 use std::io;
+use std::ops::ControlFlow;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use crate::board::{Board, format_cells};
-use crate::cascade::{WaveSink, WaveStats};
+use crate::cascade::{Wave, WaveSink, WaveStats};
 use crate::error::MoveError;
 use crate::formats::{GameRecord, StopReason, TraceRecord, seed_hex};
 use crate::game::{Driver, DriverKind, Game, MoveSummary, TerminalReason};
@@ -137,6 +138,12 @@ pub trait Policy {
     fn new_game(&mut self, seed: u32);
     /// A legal column, or `None` when no column is legal.
     fn choose(&mut self, pos: &Position) -> Option<usize>;
+    /// Search counters of the last [`Policy::choose`]; `None` for policies
+    /// that do not search (their records carry no `work`, `nodes` or
+    /// decision latencies).
+    fn last_search(&self) -> Option<crate::search::SearchStats> {
+        None
+    }
 }
 
 /// The center policy (rules.md §10).
@@ -215,6 +222,7 @@ impl GameOutcome {
             chain_max_depth: self.stats.max_depth,
             terminal_reason: self.reason,
             censored: self.reason == StopReason::MoveCap,
+            ..GameRecord::default()
         }
     }
 }
@@ -276,6 +284,141 @@ pub fn play_game<E: Engine, P: Policy>(
     play_game_outcome(engine, policy, labels.driver, seed, max_moves).record(labels)
 }
 
+/// What a cohort run does beyond playing: detailed records, a stop flag, a
+/// live move counter. `RunControl::default()` is the plain, fastest run.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct RunControl<'a> {
+    /// Fill the records' per-game detail (see [`play_game_detailed`]).
+    pub detail: bool,
+    /// When set (e.g. by a signal handler), no new game starts and games in
+    /// flight are abandoned at their next move; finished games are still
+    /// handed over in seed order up to the first abandoned one.
+    pub stop: Option<&'a AtomicBool>,
+    /// Incremented once per move played (for live progress of slow policies).
+    pub moves: Option<&'a AtomicU64>,
+}
+
+impl RunControl<'_> {
+    #[inline]
+    fn stopped(&self) -> bool {
+        self.stop.is_some_and(|s| s.load(Ordering::Relaxed))
+    }
+}
+
+/// Wave statistics plus the current move's deepest wave.
+#[derive(Default)]
+struct DetailSink {
+    stats: WaveStats,
+    move_depth: u32,
+}
+
+impl WaveSink for DetailSink {
+    #[inline]
+    fn push(&mut self, wave: Wave) {
+        self.stats.push(wave);
+        self.move_depth = self.move_depth.max(wave.depth);
+    }
+}
+
+/// Plays one whole game like [`play_game`] and fills the record's per-game
+/// detail: `ruleset`, `maxMoves`, `engineVersion`, `chainMeanDepth`,
+/// `trajectorySha256`, `wallMs`, and for searching policies `work`, `nodes`
+/// and the decision latencies `decisionMsP50/P95/P99` (nearest rank over the
+/// game's decisions). The run-level fields (`table`, `maxWork`, cohort, shard)
+/// are the caller's. `None` when `ctl.stop` was raised before the game ended
+/// (the game is abandoned; a resumed run replays it).
+pub fn play_game_detailed<E: Engine, P: Policy>(
+    engine: E,
+    policy: &mut P,
+    labels: &RunLabels,
+    seed: u32,
+    max_moves: u32,
+    ctl: &RunControl<'_>,
+) -> Option<GameRecord> {
+    let started = Instant::now();
+    let mut game = engine.start(labels.driver.driver(seed));
+    policy.new_game(seed);
+    let mut sink = DetailSink::default();
+    let mut hash = crate::records::TrajectoryHash::default();
+    let (mut clears, mut popping_moves, mut depth_sum) = (0u32, 0u64, 0u64);
+    let (mut work, mut nodes) = (0u64, 0u64);
+    let mut searched = false;
+    let mut latencies: Vec<f64> = Vec::new();
+    let mut reason = StopReason::MoveCap;
+    while game.moves_played() < max_moves {
+        if ctl.stopped() {
+            return None;
+        }
+        let pos = game.position();
+        let t = Instant::now();
+        let choice = policy.choose(&pos);
+        if let Some(s) = policy.last_search() {
+            latencies.push(round_us(t.elapsed().as_secs_f64() * 1e3));
+            work += s.work;
+            nodes += s.nodes;
+            searched = true;
+        }
+        let Some(column) = choice else {
+            reason = StopReason::NoLegalColumn;
+            break;
+        };
+        sink.move_depth = 0;
+        let Ok(s) = game.play_move(column, &mut sink) else {
+            reason = StopReason::NoLegalColumn;
+            break;
+        };
+        if let Some(m) = ctl.moves {
+            m.fetch_add(1, Ordering::Relaxed);
+        }
+        hash.push(column, &game.position().board);
+        if sink.move_depth > 0 {
+            popping_moves += 1;
+            depth_sum += u64::from(sink.move_depth);
+        }
+        clears += u32::from(s.cleared_board);
+        if let Some(t) = s.terminal {
+            reason = match t {
+                TerminalReason::BlockedRise => StopReason::BlockedRise,
+                TerminalReason::NoLegalColumn => StopReason::NoLegalColumn,
+            };
+            break;
+        }
+    }
+    let mut rec = GameOutcome {
+        seed,
+        score: game.score(),
+        moves: game.moves_played(),
+        levels: game.level(),
+        clears,
+        stats: sink.stats,
+        reason,
+    }
+    .record(labels);
+    rec.ruleset = Some(crate::records::RULESET.to_string());
+    rec.max_moves = Some(max_moves);
+    rec.engine_version = Some(crate::records::ENGINE_VERSION.to_string());
+    rec.chain_mean_depth = (popping_moves > 0).then(|| depth_sum as f64 / popping_moves as f64);
+    rec.trajectory_sha256 = Some(hash.finish());
+    if searched {
+        rec.work = Some(work);
+        rec.nodes = Some(nodes);
+        latencies.sort_by(f64::total_cmp);
+        if !latencies.is_empty() {
+            let q = |p| Some(crate::records::nearest_rank(&latencies, p));
+            rec.decision_ms_p50 = q(0.50);
+            rec.decision_ms_p95 = q(0.95);
+            rec.decision_ms_p99 = q(0.99);
+        }
+    }
+    rec.wall_ms = Some(round_us(started.elapsed().as_secs_f64() * 1e3));
+    Some(rec)
+}
+
+/// Milliseconds rounded to whole microseconds (records stay short).
+fn round_us(ms: f64) -> f64 {
+    (ms * 1e3).round() / 1e3
+}
+
 /// The seed of game `index` of a range starting at `seed_start` (seeds wrap
 /// mod 2^32).
 #[inline]
@@ -328,7 +471,9 @@ pub fn available_threads() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
-/// Running totals over game records: games, moves, scores (kept for the median).
+/// Running totals over game records: games, moves, and a count per distinct
+/// score (exact median; memory grows with the number of distinct scores, not
+/// with the number of games).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct CohortStats {
     /// Games counted.
@@ -337,8 +482,10 @@ pub struct CohortStats {
     pub moves: u64,
     /// Games stopped by the move cap.
     pub censored: u64,
-    /// Every game's score, in the order added.
-    pub scores: Vec<u64>,
+    /// Sum of the scores.
+    pub score_sum: u128,
+    /// Games per distinct score.
+    pub score_counts: BTreeMap<u64, u64>,
 }
 
 impl CohortStats {
@@ -347,7 +494,8 @@ impl CohortStats {
         self.games += 1;
         self.moves += u64::from(rec.moves);
         self.censored += u64::from(rec.censored);
-        self.scores.push(rec.score);
+        self.score_sum += u128::from(rec.score);
+        *self.score_counts.entry(rec.score).or_insert(0) += 1;
     }
 
     /// Adds the games of `other`.
@@ -355,7 +503,22 @@ impl CohortStats {
         self.games += other.games;
         self.moves += other.moves;
         self.censored += other.censored;
-        self.scores.extend_from_slice(&other.scores);
+        self.score_sum += other.score_sum;
+        for (&s, &c) in &other.score_counts {
+            *self.score_counts.entry(s).or_insert(0) += c;
+        }
+    }
+
+    /// The `k`-th smallest score (0-based), `k < games`.
+    fn kth_score(&self, k: u64) -> u64 {
+        let mut seen = 0;
+        for (&s, &c) in &self.score_counts {
+            seen += c;
+            if k < seen {
+                return s;
+            }
+        }
+        0
     }
 
     /// Mean score (0 for no games).
@@ -363,22 +526,19 @@ impl CohortStats {
         if self.games == 0 {
             return 0.0;
         }
-        let sum: u128 = self.scores.iter().map(|&s| u128::from(s)).sum();
-        sum as f64 / self.games as f64
+        self.score_sum as f64 / self.games as f64
     }
 
     /// Median score (mean of the two middle scores for an even count; 0 for no games).
     pub fn median_score(&self) -> f64 {
-        if self.scores.is_empty() {
+        let n = self.games;
+        if n == 0 {
             return 0.0;
         }
-        let mut s = self.scores.clone();
-        s.sort_unstable();
-        let n = s.len();
         if n % 2 == 1 {
-            s[n / 2] as f64
+            self.kth_score(n / 2) as f64
         } else {
-            (s[n / 2 - 1] as f64 + s[n / 2] as f64) / 2.0
+            (self.kth_score(n / 2 - 1) as f64 + self.kth_score(n / 2) as f64) / 2.0
         }
     }
 
@@ -401,6 +561,8 @@ pub struct CohortSummary {
     pub elapsed: Duration,
     /// Worker threads used.
     pub threads: usize,
+    /// The run was stopped by [`RunControl::stop`] before its last game.
+    pub interrupted: bool,
 }
 
 impl CohortSummary {
@@ -432,6 +594,27 @@ pub fn run_cohort<E, P, F>(
     engine: E,
     make_policy: F,
     cfg: &CohortConfig,
+    on_record: impl FnMut(GameRecord) -> io::Result<()>,
+) -> io::Result<CohortSummary>
+where
+    E: Engine,
+    P: Policy,
+    F: Fn() -> P + Sync,
+{
+    run_cohort_with(engine, make_policy, cfg, &RunControl::default(), on_record)
+}
+
+/// [`run_cohort`] with a [`RunControl`]: detailed records, a stop flag (the
+/// summary then says `interrupted`; the records handed over are the
+/// finished games up to the first abandoned one), a live move counter.
+///
+/// # Errors
+/// The first error of `on_record`; the workers then stop after their current game.
+pub fn run_cohort_with<E, P, F>(
+    engine: E,
+    make_policy: F,
+    cfg: &CohortConfig,
+    ctl: &RunControl<'_>,
     mut on_record: impl FnMut(GameRecord) -> io::Result<()>,
 ) -> io::Result<CohortSummary>
 where
@@ -439,7 +622,35 @@ where
     P: Policy,
     F: Fn() -> P + Sync,
 {
+    let play_one = |policy: &mut P, seed: u32| -> ControlFlow<(), GameRecord> {
+        if ctl.detail || ctl.stop.is_some() || ctl.moves.is_some() {
+            match play_game_detailed(engine, policy, &cfg.labels, seed, cfg.max_moves, ctl) {
+                Some(mut rec) if !ctl.detail => {
+                    rec = GameRecord {
+                        ruleset: None,
+                        max_moves: None,
+                        engine_version: None,
+                        chain_mean_depth: None,
+                        trajectory_sha256: None,
+                        work: None,
+                        nodes: None,
+                        wall_ms: None,
+                        decision_ms_p50: None,
+                        decision_ms_p95: None,
+                        decision_ms_p99: None,
+                        ..rec
+                    };
+                    ControlFlow::Continue(rec)
+                }
+                Some(rec) => ControlFlow::Continue(rec),
+                None => ControlFlow::Break(()),
+            }
+        } else {
+            ControlFlow::Continue(play_game(engine, policy, &cfg.labels, seed, cfg.max_moves))
+        }
+    };
     let started = Instant::now();
+    let mut interrupted = false;
     let threads = cfg.workers();
     let mut stats = CohortStats::default();
     let mut emit = |rec: GameRecord| {
@@ -450,13 +661,17 @@ where
         let mut policy = make_policy();
         for i in 0..cfg.games {
             let seed = nth_seed(cfg.seed_start, i);
-            emit(play_game(
-                engine,
-                &mut policy,
-                &cfg.labels,
-                seed,
-                cfg.max_moves,
-            ))?;
+            match play_one(&mut policy, seed) {
+                ControlFlow::Continue(rec) => emit(rec)?,
+                ControlFlow::Break(()) => {
+                    interrupted = true;
+                    break;
+                }
+            }
+            if ctl.stopped() && i + 1 < cfg.games {
+                interrupted = true;
+                break;
+            }
         }
     } else {
         let cursor = AtomicU64::new(0);
@@ -465,27 +680,33 @@ where
         std::thread::scope(|scope| -> io::Result<()> {
             for _ in 0..threads {
                 let tx = tx.clone();
-                let (cursor, stop, make_policy) = (&cursor, &stop, &make_policy);
+                let (cursor, stop, make_policy, play_one) =
+                    (&cursor, &stop, &make_policy, &play_one);
                 scope.spawn(move || {
                     let mut policy = make_policy();
                     // Games are claimed in batches whose size adapts to the
                     // game cost: one at a time for slow policies, up to
                     // `MAX_BATCH` for cheap ones (fewer wake-ups, same records).
                     let mut batch = 1u64;
-                    while !stop.load(Ordering::Relaxed) {
+                    while !stop.load(Ordering::Relaxed) && !ctl.stopped() {
                         let first = cursor.fetch_add(batch, Ordering::Relaxed);
                         if first >= cfg.games {
                             break;
                         }
                         let end = cfg.games.min(first + batch);
                         let t = Instant::now();
-                        let recs: Vec<GameRecord> = (first..end)
-                            .map(|i| {
-                                let seed = nth_seed(cfg.seed_start, i);
-                                play_game(engine, &mut policy, &cfg.labels, seed, cfg.max_moves)
-                            })
-                            .collect();
-                        if tx.send((first, recs)).is_err() {
+                        let mut recs: Vec<GameRecord> = Vec::new();
+                        for i in first..end {
+                            let seed = nth_seed(cfg.seed_start, i);
+                            match play_one(&mut policy, seed) {
+                                ControlFlow::Continue(rec) => recs.push(rec),
+                                ControlFlow::Break(()) => break,
+                            }
+                        }
+                        // A short batch (stopped) still hands over its
+                        // finished games; the collector stops at the gap.
+                        let short = recs.len() as u64 != end - first;
+                        if tx.send((first, recs)).is_err() || short {
                             break;
                         }
                         let took = t.elapsed();
@@ -502,6 +723,9 @@ where
             let mut early: BTreeMap<u64, Vec<GameRecord>> = BTreeMap::new();
             let result = (|| {
                 for (first, recs) in &rx {
+                    if recs.is_empty() {
+                        continue;
+                    }
                     if first != next {
                         early.insert(first, recs);
                         continue;
@@ -521,6 +745,9 @@ where
                 stop.store(true, Ordering::Relaxed);
             }
             drop(rx);
+            if result.is_ok() && next < cfg.games {
+                interrupted = true;
+            }
             result
         })?;
     }
@@ -528,6 +755,7 @@ where
         stats,
         elapsed: started.elapsed(),
         threads,
+        interrupted,
     })
 }
 

@@ -92,6 +92,7 @@ const LRU_CAPACITY: usize = 200_000;
 
 /// Options of `drop7 bench`.
 #[derive(Args, Debug)]
+#[command(after_help = "Example:\n  drop7 bench --quick --out bench-quick.json")]
 pub struct BenchArgs {
     /// Suite: engine, leaf, search or all.
     #[arg(long, default_value = "engine", value_name = "SUITE")]

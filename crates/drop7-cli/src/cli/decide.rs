@@ -31,6 +31,9 @@ pub const BIG_WORK: u64 = 100_000_000;
 
 /// Options of `drop7 decide`.
 #[derive(Args, Debug, Clone)]
+#[command(after_help = "Examples:\n  \
+    drop7 decide --board 0000000000000000000000000000000000000000000000000 --next 3 --rise 5\n  \
+    echo '{\"board\":\"0000000000000000000000000000000000000000000000000\",\"next\":3,\"movesRemaining\":5}' | drop7 decide --depth 2")]
 pub struct DecideArgs {
     /// Search depth D (1-8): moves of look-ahead.
     #[arg(long, default_value_t = 4, value_name = "D")]
@@ -200,10 +203,24 @@ fn answer<D: Decide>(d: &mut D, single: Option<Position>, report: Report) -> Res
         out.flush().context(STDOUT)?;
         return Ok(true);
     }
+    stdin_hint("decide");
     for_each_line(&mut out, |number, line| {
         let pos = parse_root_line(line).map_err(|e| e.to_string())?;
         decide_json(d, &pos, number, &report).map_err(|e| e.to_string())
     })
+}
+
+/// On a terminal, says what the command reads (a new user typing `drop7
+/// decide` would otherwise see nothing happen).
+fn stdin_hint(command: &str) {
+    use std::io::IsTerminal;
+    if io::stdin().is_terminal() {
+        eprintln!(
+            "drop7 {command}: reading positions from stdin, one JSON object per line: \
+             {{\"board\":\"<49 cells 0-9, row 0 first>\",\"next\":1-7,\"movesRemaining\":1-5}} \
+             (Ctrl-D ends; see drop7 {command} --help)"
+        );
+    }
 }
 
 /// Reads stdin with the shared line reader ([`drop7::input`]: BOM and CRLF
@@ -244,12 +261,15 @@ fn for_each_line(
 
 /// Options of `drop7 leaf` (none: it reads stdin).
 #[derive(Args, Debug, Clone)]
+#[command(after_help = "Example:\n  \
+    echo '{\"board\":\"0000000000000000000000000000000000000000000000000\",\"next\":3,\"movesRemaining\":5}' | drop7 leaf")]
 pub struct LeafArgs {}
 
 /// Runs `drop7 leaf`: `{"board","next","movesRemaining","gameOver"}` lines in,
 /// `{"value","bits"}` lines out.
 pub fn run_leaf(_args: &LeafArgs) -> Result<bool> {
     let mut out = BufWriter::new(io::stdout().lock());
+    stdin_hint("leaf");
     for_each_line(&mut out, |_, line| {
         let pos = parse_root_line(line).map_err(|e| e.to_string())?;
         let value = FairLeaf::value(&pos);

@@ -1,9 +1,11 @@
-//! The `drop7` command line (clap): `play`, `trace`, `bench`, `decide`, `leaf`. Options are
+//! The `drop7` command line (clap): `play`, `trace`, `bench`, `decide`, `leaf`,
+//! `merge`, `summary`, `compare`. Options are
 //! checked and resolved once here; the work runs in generic library code
 //! (`drop7::runner`). Data goes to stdout or files, progress to stderr, and any
 //! error is one `error: …` line on stderr with a non-zero exit.
 
 pub mod bench;
+pub mod cohort;
 pub mod decide;
 pub mod play;
 pub mod spec;
@@ -34,6 +36,12 @@ enum Command {
     Decide(decide::DecideArgs),
     /// Fair-leaf values of positions (JSON lines in and out).
     Leaf(decide::LeafArgs),
+    /// Join the shard files of one run (`play --shard I/N`) into one record file.
+    Merge(cohort::MergeArgs),
+    /// Describe a cohort's record files: score with a 95% CI, quantiles, latencies.
+    Summary(cohort::SummaryArgs),
+    /// Compare two cohorts seed by seed: paired deltas, bound, detection floor.
+    Compare(cohort::CompareArgs),
 }
 
 /// Parses the command line, runs it, and reports errors as one line.
@@ -49,6 +57,9 @@ pub fn main() -> ExitCode {
         // `false`: some input line was answered with an error object.
         Command::Decide(a) => decide::run(a),
         Command::Leaf(a) => decide::run_leaf(a),
+        Command::Merge(a) => cohort::run_merge(a).map(|()| true),
+        Command::Summary(a) => cohort::run_summary(a).map(|()| true),
+        Command::Compare(a) => cohort::run_compare(a).map(|()| true),
     };
     match result {
         Ok(true) => ExitCode::SUCCESS,

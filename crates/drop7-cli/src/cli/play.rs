@@ -1,37 +1,62 @@
 //! `drop7 play`: whole games on worker threads, records (JSON lines of
 //! `GameRecord`) to `--out` strictly in seed order, a human summary on stdout.
 
-use std::fs::{self, File, OpenOptions};
-use std::io::{self, BufWriter, IsTerminal, Seek, SeekFrom, Write};
+use std::fs::{File, OpenOptions};
+use std::io::{self, BufRead, BufReader, BufWriter, IsTerminal, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result, anyhow, bail};
 use clap::Args;
 use drop7::formats::{GameRecord, seed_hex};
-use drop7::runner::{CohortConfig, CohortStats, CohortSummary, RunLabels, nth_seed, run_cohort};
+use drop7::records::{RULESET, identity_difference, parse_record_line, parse_shard, shard_range};
+use drop7::runner::{
+    CohortConfig, CohortStats, CohortSummary, RunControl, RunLabels, nth_seed, run_cohort_with,
+};
+use fs4::fs_std::FileExt;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use signal_hook::consts::{SIGINT, SIGTERM};
 
-use super::spec::{GameArgs, GameSetup, with_engine, with_policy};
+use super::spec::{GameArgs, GameSetup, PolicySpec, with_engine, with_policy};
 
 /// Options of `drop7 play`.
 #[derive(Args, Debug)]
+#[command(after_help = "Examples:\n  \
+    drop7 play --games 1000 --out center.jsonl\n  \
+    drop7 play --policy fair:d2s3 --games 8 --out fair.jsonl --resume\n  \
+    drop7 play --games 100000 --shard 2/7 --out part2.jsonl --resume")]
 pub struct PlayArgs {
     #[command(flatten)]
     game: GameArgs,
-    /// Number of games (consecutive seeds).
+    /// Number of games of the whole cohort (consecutive seeds).
     #[arg(long, default_value_t = 1000, value_name = "N")]
     games: u64,
     /// Worker threads [default: all cores]; results do not depend on it.
     #[arg(long, value_name = "T")]
     threads: Option<usize>,
-    /// Write one JSON line per game (in seed order) to FILE.
+    /// Write one JSON line per game (in seed order) to FILE; the file is
+    /// locked while the run writes it.
     #[arg(long, value_name = "FILE")]
     out: Option<PathBuf>,
     /// Continue an interrupted run: keep the complete records already in
-    /// --out that continue this seed range, play only the rest.
+    /// --out (they must be this run's: same rules, policy, table, work
+    /// budget, driver, move cap, cohort and shard), play only the rest. A
+    /// missing or empty file starts the run fresh.
     #[arg(long)]
     resume: bool,
+    /// Overwrite a non-empty --out (without --resume, an existing non-empty
+    /// file is refused).
+    #[arg(long)]
+    force: bool,
+    /// Play only shard I of N (1 <= I <= N): the I-th of N contiguous,
+    /// disjoint slices of the cohort's games; `drop7 merge` joins the shards.
+    #[arg(long, value_name = "I/N")]
+    shard: Option<String>,
+    /// No progress display on stderr (it is also off when stderr is not a terminal).
+    #[arg(long)]
+    quiet: bool,
 }
 
 /// Most worker threads a run may ask for.
@@ -39,8 +64,32 @@ const MAX_THREADS: usize = 1024;
 
 /// How often the record file is flushed while games complete.
 const FLUSH_EVERY: Duration = Duration::from_millis(100);
-/// The progress bar appears only once a run has taken this long.
+/// The progress display appears only once a run has taken this long.
 const BAR_DELAY: Duration = Duration::from_millis(800);
+
+/// The identity fields every record of this run carries (and a resumed file
+/// must carry): see `drop7::records::identity`.
+fn run_template(setup: &GameSetup, labels: &RunLabels, shard: Option<&str>) -> GameRecord {
+    let (table, max_work) = match setup.policy {
+        PolicySpec::Fair(f) => (
+            Some(setup.table.to_string()),
+            Some(f.config(setup.max_work).max_work),
+        ),
+        _ => (None, None),
+    };
+    GameRecord {
+        policy: labels.policy.clone(),
+        driver: labels.driver.as_str().to_string(),
+        ruleset: Some(RULESET.to_string()),
+        table,
+        max_work,
+        max_moves: Some(setup.max_moves),
+        cohort_seed_start: Some(seed_hex(setup.seed_start)),
+        cohort_games: Some(setup.games),
+        shard: shard.map(str::to_string),
+        ..GameRecord::default()
+    }
+}
 
 /// Runs `drop7 play`.
 pub fn run(args: &PlayArgs) -> Result<()> {
@@ -53,41 +102,65 @@ pub fn run(args: &PlayArgs) -> Result<()> {
     if args.resume && args.out.is_none() {
         bail!("--resume needs --out FILE");
     }
+    let shard = match &args.shard {
+        Some(text) => Some(parse_shard(text).map_err(|e| anyhow!("--shard: {e}"))?),
+        None => None,
+    };
+    let (first_index, shard_games) = match shard {
+        Some((i, n)) => {
+            let r = shard_range(setup.games, i, n);
+            (r.start, r.end - r.start)
+        }
+        None => (0, setup.games),
+    };
     let labels = RunLabels {
         policy: setup.policy.to_string(),
         driver: setup.driver,
     };
+    let shard_text = shard.map(|(i, n)| format!("{i}/{n}"));
+    let template = run_template(&setup, &labels, shard_text.as_deref());
+    let range = ShardRange {
+        seed_start: nth_seed(setup.seed_start, first_index),
+        games: shard_games,
+    };
 
-    // Open the record file (keeping a resumable prefix) before playing anything.
+    // Open and lock the record file (keeping a resumable prefix) before playing anything.
     let mut kept = Kept::default();
     let mut writer = match &args.out {
         None => None,
-        Some(path) if args.resume => {
-            let (file, k) = open_resume(path, &setup, &labels)?;
-            kept = k;
-            Some(BufWriter::with_capacity(1 << 16, file))
-        }
         Some(path) => {
-            let file = File::create(path)
-                .with_context(|| format!("cannot create --out {}", path.display()))?;
+            let (file, k) = open_out(path, args, &template, &range)?;
+            kept = k;
             Some(BufWriter::with_capacity(1 << 16, file))
         }
     };
 
     let cfg = CohortConfig {
-        seed_start: nth_seed(setup.seed_start, kept.stats.games),
-        games: setup.games - kept.stats.games,
+        seed_start: nth_seed(range.seed_start, kept.stats.games),
+        games: range.games - kept.stats.games,
         max_moves: setup.max_moves,
         threads: args.threads.unwrap_or(0),
         labels,
     };
-    let bar = progress_bar(cfg.games);
-    let started = Instant::now();
+    let signals = Signals::install()?;
+    let fair = matches!(setup.policy, PolicySpec::Fair(_));
+    let moves_live = AtomicU64::new(0);
+    let ctl = RunControl {
+        detail: writer.is_some(),
+        stop: Some(&signals.stop),
+        moves: fair.then_some(&moves_live),
+    };
+    let show = !args.quiet && io::stderr().is_terminal();
+    let progress = Progress::new(cfg.games, show, fair);
     let mut last_flush = Instant::now();
-    // Shown only on a terminal, and only once the run has lasted BAR_DELAY.
-    let mut bar_pending = io::stderr().is_terminal();
-    let mut on_record = |rec: GameRecord| -> io::Result<()> {
+    let mut on_record = |mut rec: GameRecord| -> io::Result<()> {
         if let Some(w) = writer.as_mut() {
+            rec.table.clone_from(&template.table);
+            rec.max_work = template.max_work;
+            rec.cohort_seed_start
+                .clone_from(&template.cohort_seed_start);
+            rec.cohort_games = template.cohort_games;
+            rec.shard.clone_from(&template.shard);
             serde_json::to_writer(&mut *w, &rec)?;
             w.write_all(b"\n")?;
             if last_flush.elapsed() >= FLUSH_EVERY {
@@ -95,44 +168,251 @@ pub fn run(args: &PlayArgs) -> Result<()> {
                 last_flush = Instant::now();
             }
         }
-        bar.inc(1);
-        if bar_pending && started.elapsed() >= BAR_DELAY {
-            bar.set_draw_target(ProgressDrawTarget::stderr());
-            bar_pending = false;
-        }
+        progress.game_done(rec.score, rec.moves);
         Ok(())
+    };
+    let out_shown = args.out.as_ref().map(|p| p.display().to_string());
+    let io_context = || match &out_shown {
+        Some(p) => format!(
+            "writing --out {p} (the complete records written so far are kept; rerun with --resume to continue)"
+        ),
+        None => "playing".to_string(),
     };
     let summary = if cfg.games == 0 {
         CohortSummary {
             stats: CohortStats::default(),
             elapsed: Duration::ZERO,
             threads: 0,
+            interrupted: false,
         }
     } else {
-        with_engine!(setup.engine, |engine| with_policy!(setup, |make| {
-            run_cohort(engine, make, &cfg, &mut on_record)
-        }))?
-        .with_context(|| match &args.out {
-            Some(p) => format!("writing --out {}", p.display()),
-            None => "playing".to_string(),
+        std::thread::scope(|scope| {
+            let ticker = progress.spawn_ticker(scope, &moves_live);
+            let r = with_engine!(setup.engine, |engine| with_policy!(setup, |make| {
+                run_cohort_with(engine, make, &cfg, &ctl, &mut on_record)
+            }));
+            progress.finish();
+            drop(ticker);
+            r
         })?
+        .with_context(io_context)?
     };
-    bar.finish_and_clear();
     if let Some(mut w) = writer {
-        w.flush()
-            .with_context(|| format!("writing --out {}", args.out.as_ref().unwrap().display()))?;
+        w.flush().with_context(io_context)?;
+        w.get_ref().sync_data().with_context(io_context)?;
+    }
+    if summary.interrupted {
+        let signal = signals.which();
+        let done = kept.stats.games + summary.stats.games;
+        eprintln!(
+            "interrupted by {}: {done} of {} games done{}",
+            if signal == SIGTERM {
+                "SIGTERM"
+            } else {
+                "SIGINT"
+            },
+            range.games,
+            match &out_shown {
+                Some(p) => format!(", records in {p}"),
+                None => String::new(),
+            }
+        );
+        if args.out.is_some() {
+            eprintln!("resume with: {}", resume_command());
+        }
+        std::process::exit(if signal == SIGTERM { 143 } else { 130 });
     }
     print_summary(&setup, &cfg, &kept, args.out.as_deref(), &summary).context("writing stdout")
 }
 
-fn progress_bar(games: u64) -> ProgressBar {
-    let bar = ProgressBar::with_draw_target(Some(games), ProgressDrawTarget::hidden());
-    if let Ok(style) = ProgressStyle::with_template(
-        "{spinner} {human_pos}/{human_len} games [{elapsed}] {wide_bar} eta {eta}",
-    ) {
-        bar.set_style(style);
+/// The command line that resumes this run (the same arguments plus `--resume`).
+fn resume_command() -> String {
+    let mut words: Vec<String> = std::env::args().collect();
+    if !words.iter().any(|w| w == "--resume") {
+        words.push("--resume".into());
     }
-    bar
+    words.retain(|w| w != "--force");
+    words
+        .iter()
+        .map(|w| {
+            if !w.is_empty()
+                && w.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "-_./:=,+@%".contains(c))
+            {
+                w.clone()
+            } else {
+                format!("'{}'", w.replace('\'', r"'\''"))
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// SIGINT/SIGTERM handling of a run: the first signal raises `stop` (no new
+/// games; games in flight are abandoned; finished records are written); a
+/// second one exits at once (130 for SIGINT, 143 for SIGTERM).
+struct Signals {
+    stop: Arc<AtomicBool>,
+    which: Arc<AtomicUsize>,
+}
+
+impl Signals {
+    fn install() -> Result<Signals> {
+        let stop = Arc::new(AtomicBool::new(false));
+        let which = Arc::new(AtomicUsize::new(0));
+        for (sig, code) in [(SIGINT, 130), (SIGTERM, 143)] {
+            // Registered first: exits at once when `stop` is already set.
+            signal_hook::flag::register_conditional_shutdown(sig, code, Arc::clone(&stop))
+                .context("installing signal handlers")?;
+            signal_hook::flag::register_usize(sig, Arc::clone(&which), sig as usize)
+                .context("installing signal handlers")?;
+            signal_hook::flag::register(sig, Arc::clone(&stop))
+                .context("installing signal handlers")?;
+        }
+        Ok(Signals { stop, which })
+    }
+
+    fn which(&self) -> i32 {
+        self.which.load(Ordering::SeqCst) as i32
+    }
+}
+
+/// The games of this process's slice of the cohort.
+struct ShardRange {
+    seed_start: u32,
+    games: u64,
+}
+
+/// Live progress on stderr: games done / total, moves/s, running mean, ETA,
+/// and for searching policies decisions/s and the moves of games in flight.
+struct Progress {
+    bar: ProgressBar,
+    show: bool,
+    fair: bool,
+    started: Instant,
+    done: AtomicBool,
+    games: AtomicU64,
+    moves_done: AtomicU64,
+    score_sum: AtomicU64,
+    estimate_said: AtomicBool,
+}
+
+impl Progress {
+    fn new(total: u64, show: bool, fair: bool) -> Progress {
+        let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::hidden());
+        if let Ok(style) =
+            ProgressStyle::with_template("{human_pos}/{human_len} games [{elapsed}] {bar:30} {msg}")
+        {
+            bar.set_style(style);
+        }
+        Progress {
+            bar,
+            show,
+            fair,
+            started: Instant::now(),
+            done: AtomicBool::new(false),
+            games: AtomicU64::new(0),
+            moves_done: AtomicU64::new(0),
+            score_sum: AtomicU64::new(0),
+            estimate_said: AtomicBool::new(false),
+        }
+    }
+
+    fn game_done(&self, score: u64, moves: u32) {
+        self.games.fetch_add(1, Ordering::Relaxed);
+        self.moves_done
+            .fetch_add(u64::from(moves), Ordering::Relaxed);
+        self.score_sum.fetch_add(score, Ordering::Relaxed);
+        self.bar.inc(1);
+    }
+
+    /// Refreshes the message twice a second (only when shown).
+    fn spawn_ticker<'s>(
+        &'s self,
+        scope: &'s std::thread::Scope<'s, '_>,
+        moves_live: &'s AtomicU64,
+    ) -> Option<std::thread::ScopedJoinHandle<'s, ()>> {
+        if !self.show {
+            return None;
+        }
+        Some(scope.spawn(move || {
+            let mut shown = false;
+            while !self.done.load(Ordering::Relaxed) {
+                std::thread::sleep(Duration::from_millis(100));
+                let t = self.started.elapsed();
+                if t < BAR_DELAY {
+                    continue;
+                }
+                if !shown {
+                    self.bar.set_draw_target(ProgressDrawTarget::stderr());
+                    shown = true;
+                }
+                self.tick(t, moves_live);
+                for _ in 0..4 {
+                    if self.done.load(Ordering::Relaxed) {
+                        break;
+                    }
+                    std::thread::sleep(Duration::from_millis(100));
+                }
+            }
+        }))
+    }
+
+    fn tick(&self, t: Duration, moves_live: &AtomicU64) {
+        let secs = t.as_secs_f64().max(1e-9);
+        let games = self.games.load(Ordering::Relaxed);
+        let total = self.bar.length().unwrap_or(0);
+        let mean_eta = if games > 0 {
+            let mean = self.score_sum.load(Ordering::Relaxed) as f64 / games as f64;
+            let eta = secs / games as f64 * total.saturating_sub(games) as f64;
+            format!("mean score {mean:.1} | eta {}", human_duration(eta))
+        } else {
+            "no game finished yet".to_string()
+        };
+        let msg = if self.fair {
+            let decisions = moves_live.load(Ordering::Relaxed);
+            let in_flight = decisions.saturating_sub(self.moves_done.load(Ordering::Relaxed));
+            format!(
+                "| {:.1} decisions/s | {in_flight} moves in games in flight | {mean_eta}",
+                decisions as f64 / secs
+            )
+        } else {
+            format!(
+                "| {:.0} moves/s | {mean_eta}",
+                self.moves_done.load(Ordering::Relaxed) as f64 / secs
+            )
+        };
+        self.bar.set_message(msg);
+        // One line with the estimate once a long run's rate is known.
+        if games > 0
+            && t > Duration::from_secs(5)
+            && !self.estimate_said.swap(true, Ordering::Relaxed)
+        {
+            let eta = secs / games as f64 * total.saturating_sub(games) as f64;
+            if eta > 60.0 {
+                self.bar.println(format!(
+                    "estimate: about {} for the remaining {} games at the current rate",
+                    human_duration(eta),
+                    total - games
+                ));
+            }
+        }
+    }
+
+    fn finish(&self) {
+        self.done.store(true, Ordering::Relaxed);
+        self.bar.finish_and_clear();
+    }
+}
+
+fn human_duration(secs: f64) -> String {
+    if secs < 120.0 {
+        format!("{secs:.0} s")
+    } else if secs < 7200.0 {
+        format!("{:.0} min", secs / 60.0)
+    } else {
+        format!("{:.1} h", secs / 3600.0)
+    }
 }
 
 /// What `--resume` found in the record file.
@@ -144,63 +424,104 @@ struct Kept {
     dropped_bytes: u64,
 }
 
-/// Opens `path` for a resumed run: keeps the longest prefix of complete,
-/// well-formed records that are this run's games (seed by seed, same policy
-/// and driver), truncates what follows, and positions at the end.
-fn open_resume(path: &Path, setup: &GameSetup, labels: &RunLabels) -> Result<(File, Kept)> {
+/// Opens and locks `--out`. Without `--resume`: refuses an existing non-empty
+/// file unless `--force`, else empties it. With `--resume`: streams the file
+/// and keeps the longest prefix of complete records of this run (seed by
+/// seed, identity field by field), drops only an interrupted last record, and
+/// positions at the end. Anything else is refused with the file untouched.
+fn open_out(
+    path: &Path,
+    args: &PlayArgs,
+    template: &GameRecord,
+    range: &ShardRange,
+) -> Result<(File, Kept)> {
     let shown = path.display();
-    let bytes = match fs::read(path) {
-        Ok(b) => b,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => Vec::new(),
-        Err(e) => return Err(e).with_context(|| format!("cannot read --out {shown} to resume")),
-    };
-    let mut kept = Kept::default();
-    let mut pos = 0usize;
-    while let Some(len) = bytes[pos..].iter().position(|&b| b == b'\n') {
-        let index = kept.stats.games;
-        let line = index + 1;
-        let Ok(rec) = serde_json::from_slice::<GameRecord>(&bytes[pos..pos + len]) else {
-            bail!(
-                "--out {shown} line {line} is not a game record; not resuming (nothing was changed)"
-            );
-        };
-        if index == setup.games {
-            bail!(
-                "--out {shown} already holds more than the requested {} games; not resuming",
-                setup.games
-            );
-        }
-        let want = seed_hex(nth_seed(setup.seed_start, index));
-        let driver = labels.driver.as_str();
-        if rec.seed != want || rec.policy != labels.policy || rec.driver != driver {
-            bail!(
-                "--out {shown} line {line} is game {} ({}/{}) but this run's game {line} is {want} ({}/{driver}); not resuming another run",
-                rec.seed,
-                rec.policy,
-                rec.driver,
-                labels.policy
-            );
-        }
-        kept.stats.add(&rec);
-        pos += len + 1;
-    }
-    // Only an interrupted last record (no newline yet) may be dropped.
-    let tail = &bytes[pos..];
-    const START: &[u8] = b"{\"seed\":\"0x";
-    if !(tail.starts_with(START) || START.starts_with(tail)) {
-        bail!(
-            "--out {shown} ends with {} bytes that are not the start of a game record; not resuming (nothing was changed)",
-            tail.len()
-        );
-    }
-    kept.dropped_bytes = tail.len() as u64;
     let mut file = OpenOptions::new()
+        .read(true)
         .write(true)
         .create(true)
         .truncate(false)
         .open(path)
-        .with_context(|| format!("cannot open --out {shown} to resume"))?;
-    file.set_len(pos as u64)
+        .with_context(|| format!("cannot open --out {shown}"))?;
+    match file.try_lock_exclusive() {
+        Ok(true) => {}
+        Ok(false) => bail!(
+            "--out {shown} is locked by another running drop7 (a second writer is refused; nothing was changed)"
+        ),
+        Err(e) => return Err(e).with_context(|| format!("cannot lock --out {shown}")),
+    }
+    let len = file
+        .metadata()
+        .with_context(|| format!("cannot read --out {shown}"))?
+        .len();
+    if !args.resume {
+        if len > 0 && !args.force {
+            bail!(
+                "--out {shown} exists and is not empty: add --resume to continue it or --force to overwrite it (nothing was changed)"
+            );
+        }
+        file.set_len(0)
+            .with_context(|| format!("cannot truncate --out {shown}"))?;
+        return Ok((file, Kept::default()));
+    }
+    let mut kept = Kept::default();
+    let mut reader = BufReader::with_capacity(1 << 16, &file);
+    let mut buf = Vec::new();
+    let mut pos = 0u64;
+    loop {
+        buf.clear();
+        let n = reader
+            .read_until(b'\n', &mut buf)
+            .with_context(|| format!("cannot read --out {shown} to resume"))?;
+        if n == 0 || buf.last() != Some(&b'\n') {
+            break;
+        }
+        let index = kept.stats.games;
+        let line = index + 1;
+        let text = std::str::from_utf8(&buf[..n - 1]).unwrap_or("");
+        let rec = match parse_record_line(text) {
+            Ok(r) => r,
+            Err(e) => bail!("--out {shown} line {line}: {e}; not resuming (nothing was changed)"),
+        };
+        if let Some((field, found, want)) = identity_difference(template, &rec) {
+            bail!(
+                "--out {shown} line {line} was written by another run: {field} is {found} there but {want} here; not resuming (nothing was changed)"
+            );
+        }
+        if rec.shard != template.shard {
+            bail!(
+                "--out {shown} line {line} was written by another run: shard is {} there but {} here; not resuming (nothing was changed)",
+                rec.shard.as_deref().unwrap_or("(none)"),
+                template.shard.as_deref().unwrap_or("(none)")
+            );
+        }
+        if index == range.games {
+            bail!(
+                "--out {shown} already holds more than this run's {} games; not resuming (nothing was changed)",
+                range.games
+            );
+        }
+        let want = seed_hex(nth_seed(range.seed_start, index));
+        if rec.seed != want {
+            bail!(
+                "--out {shown} line {line} is game {} but this run's game {line} is {want}; not resuming (nothing was changed)",
+                rec.seed
+            );
+        }
+        kept.stats.add(&rec);
+        pos += n as u64;
+    }
+    // Only an interrupted last record (no newline yet) may be dropped.
+    const START: &[u8] = b"{\"seed\":\"0x";
+    if !(buf.starts_with(START) || START.starts_with(&buf)) {
+        bail!(
+            "--out {shown} ends with {} bytes that are not the start of a game record; not resuming (nothing was changed)",
+            buf.len()
+        );
+    }
+    drop(reader);
+    kept.dropped_bytes = len - pos;
+    file.set_len(pos)
         .with_context(|| format!("cannot truncate --out {shown}"))?;
     file.seek(SeekFrom::End(0))
         .with_context(|| format!("cannot seek --out {shown}"))?;

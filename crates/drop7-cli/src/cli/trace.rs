@@ -11,6 +11,7 @@ use super::spec::{GameArgs, with_engine, with_policy};
 
 /// Options of `drop7 trace`.
 #[derive(Args, Debug)]
+#[command(after_help = "Example:\n  drop7 trace --seed-start 7 --policy random --max-moves 5")]
 pub struct TraceArgs {
     #[command(flatten)]
     game: GameArgs,

@@ -1,0 +1,1027 @@
+//! Cohort tools over record files (`drop7 play --out`): `merge` joins the
+//! shards of one run, `summary` describes a cohort, `compare` pairs two
+//! cohorts seed by seed. Record files are streamed; memory does not grow with
+//! the number of games (see [`Dist`] for the quantile sketch and its error).
+
+use std::collections::{BTreeMap, HashMap};
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result, anyhow, bail};
+use clap::Args;
+use drop7::formats::{GameRecord, StopReason, seed_hex};
+use drop7::records::{
+    identity_difference, parse_record_line, parse_shard, record_seed, shard_range,
+};
+use rand_chacha::ChaCha8Rng;
+use rand_chacha::rand_core::{RngCore, SeedableRng};
+use rayon::prelude::*;
+use serde_json::json;
+
+/// Reads the records of `path` one by one; errors name the file and line.
+fn for_each_record(path: &Path, mut f: impl FnMut(u64, GameRecord) -> Result<()>) -> Result<u64> {
+    let shown = path.display();
+    let file = File::open(path).with_context(|| format!("cannot open {shown}"))?;
+    let mut reader = BufReader::with_capacity(1 << 16, file);
+    let mut buf = Vec::new();
+    let mut line = 0u64;
+    loop {
+        buf.clear();
+        let n = reader
+            .read_until(b'\n', &mut buf)
+            .with_context(|| format!("cannot read {shown}"))?;
+        if n == 0 {
+            break;
+        }
+        line += 1;
+        let text = std::str::from_utf8(&buf)
+            .map_err(|_| anyhow!("{shown} line {line}: not UTF-8 text"))?;
+        let text = text.strip_suffix('\n').unwrap_or(text);
+        if buf.last() != Some(&b'\n') {
+            bail!(
+                "{shown} line {line}: incomplete last record (no newline): an interrupted run? finish it with play --resume"
+            );
+        }
+        let rec = parse_record_line(text).map_err(|e| anyhow!("{shown} line {line}: {e}"))?;
+        f(line, rec)?;
+    }
+    if line == 0 {
+        bail!("{shown} is empty: no game records");
+    }
+    Ok(line)
+}
+
+/// Writes `write`'s output to a temporary file beside `out`, then renames it
+/// over `out` (a reader never sees a half-written file; on error `out` is
+/// unchanged).
+fn write_whole(out: &Path, write: impl FnOnce(&mut BufWriter<File>) -> Result<()>) -> Result<()> {
+    let shown = out.display();
+    let dir = match out.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let name = out
+        .file_name()
+        .ok_or_else(|| anyhow!("{shown} is not a file name"))?;
+    let tmp = dir.join(format!(
+        ".{}.tmp-{}",
+        name.to_string_lossy(),
+        std::process::id()
+    ));
+    let result = (|| {
+        let file =
+            File::create(&tmp).with_context(|| format!("cannot create {}", tmp.display()))?;
+        let mut w = BufWriter::with_capacity(1 << 16, file);
+        write(&mut w)?;
+        w.flush()
+            .with_context(|| format!("writing {}", tmp.display()))?;
+        w.get_ref()
+            .sync_all()
+            .with_context(|| format!("writing {}", tmp.display()))?;
+        std::fs::rename(&tmp, out).with_context(|| format!("cannot rename onto {shown}"))
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result
+}
+
+fn refuse_existing(out: &Path, force: bool) -> Result<()> {
+    if !force && std::fs::metadata(out).is_ok_and(|m| m.len() > 0) {
+        bail!(
+            "{} exists and is not empty: add --force to overwrite it (nothing was changed)",
+            out.display()
+        );
+    }
+    Ok(())
+}
+
+// ---------------------------------------------------------------- merge
+
+/// Options of `drop7 merge`.
+#[derive(Args, Debug)]
+#[command(after_help = "Example:\n  \
+    for i in 1 2 3; do drop7 play --games 300 --shard $i/3 --out part$i.jsonl; done\n  \
+    drop7 merge all.jsonl part1.jsonl part2.jsonl part3.jsonl")]
+pub struct MergeArgs {
+    /// The merged record file (written whole: temporary file, then rename).
+    out: PathBuf,
+    /// The shard files (`play --shard I/N --out …`), in any order.
+    #[arg(required = true)]
+    shards: Vec<PathBuf>,
+    /// Overwrite a non-empty OUT.
+    #[arg(long)]
+    force: bool,
+}
+
+/// What the first pass learnt about one shard file.
+struct ShardFile {
+    path: PathBuf,
+    index: u64,
+    count: u64,
+}
+
+/// Runs `drop7 merge`: checks the shards are one run's, disjoint and complete,
+/// then writes their records in seed order without the `shard` field.
+pub fn run_merge(args: &MergeArgs) -> Result<()> {
+    refuse_existing(&args.out, args.force)?;
+    let mut reference: Option<(GameRecord, String)> = None;
+    let mut total_shards: Option<u64> = None;
+    let mut files: Vec<ShardFile> = Vec::new();
+    for path in &args.shards {
+        let shown = path.display().to_string();
+        let mut this: Option<(u64, u64, u32)> = None; // (i, n, first seed)
+        let mut count = 0u64;
+        for_each_record(path, |line, rec| {
+            let at = format!("{shown} line {line}");
+            let Some(games) = rec.cohort_games else {
+                bail!(
+                    "{at}: the record has no cohortGames (written by an older drop7); cannot merge it"
+                );
+            };
+            let shard = rec.shard.as_deref().unwrap_or("1/1");
+            let (i, n) = parse_shard(shard).map_err(|e| anyhow!("{at}: {e}"))?;
+            match &reference {
+                None => reference = Some((rec.clone(), at.clone())),
+                Some((r, where_)) => {
+                    if let Some((field, found, want)) = identity_difference(r, &rec) {
+                        bail!(
+                            "{at} belongs to another run: {field} is {found} there but {want} in {where_}"
+                        );
+                    }
+                }
+            }
+            match total_shards {
+                None => total_shards = Some(n),
+                Some(m) if m != n => bail!(
+                    "{at} is shard {shard} but other shards are of {m}: shards of different splits"
+                ),
+                _ => {}
+            }
+            let seed = record_seed(&rec).map_err(|e| anyhow!("{at}: {e}"))?;
+            match this {
+                None => this = Some((i, n, seed)),
+                Some((ti, _, _)) if ti != i => {
+                    bail!("{at} is shard {i}/{n} but the file's first record is shard {ti}/{n}")
+                }
+                _ => {}
+            }
+            let start = parse_hex(rec.cohort_seed_start.as_deref())
+                .ok_or_else(|| anyhow!("{at}: bad cohortSeedStart"))?;
+            let range = shard_range(games, i, n);
+            let want = seed_hex(start.wrapping_add((range.start + count) as u32));
+            if count >= range.end - range.start {
+                bail!(
+                    "{at}: shard {i}/{n} has more records than its {} games",
+                    range.end - range.start
+                );
+            }
+            if rec.seed != want {
+                bail!(
+                    "{at} is game {} but shard {i}/{n}'s game {} is {want} (a gap or a foreign record)",
+                    rec.seed,
+                    count + 1
+                );
+            }
+            count += 1;
+            Ok(())
+        })?;
+        let (i, _, _) = this.expect("for_each_record refuses empty files");
+        files.push(ShardFile {
+            path: path.clone(),
+            index: i,
+            count,
+        });
+    }
+    let (reference, _) = reference.expect("at least one shard");
+    let n = total_shards.unwrap_or(1);
+    let games = reference.cohort_games.unwrap_or(0);
+    let start = parse_hex(reference.cohort_seed_start.as_deref()).unwrap_or(0);
+    files.sort_by_key(|f| f.index);
+    for w in files.windows(2) {
+        if w[0].index == w[1].index {
+            bail!(
+                "{} and {} are both shard {}/{n}: overlapping shards",
+                w[0].path.display(),
+                w[1].path.display(),
+                w[0].index
+            );
+        }
+    }
+    let mut missing = Vec::new();
+    let mut it = files.iter().peekable();
+    for i in 1..=n {
+        let range = shard_range(games, i, n);
+        let have = match it.peek() {
+            Some(f) if f.index == i => it.next().map_or(0, |f| f.count),
+            _ => 0,
+        };
+        let want = range.end - range.start;
+        if have < want {
+            let first = start.wrapping_add((range.start + have) as u32);
+            let last = start.wrapping_add((range.end - 1) as u32);
+            missing.push(format!(
+                "shard {i}/{n}: seeds {}..{} ({} games)",
+                seed_hex(first),
+                seed_hex(last),
+                want - have
+            ));
+        }
+    }
+    if !missing.is_empty() {
+        bail!(
+            "missing games: {} (nothing was written)",
+            missing.join("; ")
+        );
+    }
+    write_whole(&args.out, |w| {
+        for f in &files {
+            for_each_record(&f.path, |_, mut rec| {
+                rec.shard = None;
+                serde_json::to_writer(&mut *w, &rec)?;
+                w.write_all(b"\n")?;
+                Ok(())
+            })
+            .with_context(|| format!("writing {}", args.out.display()))?;
+        }
+        Ok(())
+    })?;
+    println!(
+        "merged     {games} games from {} shards into {}",
+        files.len(),
+        args.out.display()
+    );
+    Ok(())
+}
+
+fn parse_hex(s: Option<&str>) -> Option<u32> {
+    drop7::formats::parse_seed(s?).ok()
+}
+
+// ---------------------------------------------------------------- statistics
+
+/// A streaming distribution: exact count, mean and sample standard
+/// deviation (Welford), min and max, and quantiles from a count per value.
+/// Values below 2^24 (16,777,216) are kept exactly; larger values are
+/// rounded down to 24 significant bits (relative error below 2^-23 ≈ 1.2e-7),
+/// so memory is one map entry per distinct (rounded) value, never one per
+/// game (a 1,000,000-game center cohort has a few thousand distinct scores).
+/// Fractional values (milliseconds, mean chain depths) are kept to 0.001.
+#[derive(Clone, Debug, Default)]
+pub struct Dist {
+    n: u64,
+    mean: f64,
+    m2: f64,
+    min: f64,
+    max: f64,
+    counts: BTreeMap<i64, u64>,
+    scale: f64,
+}
+
+fn round_key(v: i64) -> i64 {
+    let a = v.unsigned_abs();
+    if a < 1 << 24 {
+        return v;
+    }
+    let shift = 64 - a.leading_zeros() - 24;
+    let r = ((a >> shift) << shift) as i64;
+    if v < 0 { -r } else { r }
+}
+
+impl Dist {
+    /// An integer-valued distribution.
+    pub fn integers() -> Dist {
+        Dist {
+            scale: 1.0,
+            ..Dist::default()
+        }
+    }
+
+    /// A distribution of milliseconds (quantiles to the microsecond).
+    pub fn millis() -> Dist {
+        Dist {
+            scale: 1000.0,
+            ..Dist::default()
+        }
+    }
+
+    /// Adds one value.
+    pub fn add(&mut self, x: f64) {
+        self.n += 1;
+        let d = x - self.mean;
+        self.mean += d / self.n as f64;
+        self.m2 += d * (x - self.mean);
+        if self.n == 1 || x < self.min {
+            self.min = x;
+        }
+        if self.n == 1 || x > self.max {
+            self.max = x;
+        }
+        *self
+            .counts
+            .entry(round_key((x * self.scale).round() as i64))
+            .or_insert(0) += 1;
+    }
+
+    /// Sample standard deviation (n − 1); 0 for fewer than two values.
+    pub fn sd(&self) -> f64 {
+        if self.n < 2 {
+            0.0
+        } else {
+            (self.m2 / (self.n - 1) as f64).sqrt()
+        }
+    }
+
+    fn kth(&self, k: u64) -> f64 {
+        let mut seen = 0;
+        for (&v, &c) in &self.counts {
+            seen += c;
+            if k < seen {
+                return v as f64 / self.scale;
+            }
+        }
+        self.max
+    }
+
+    /// Quantile `p` in [0, 1] with linear interpolation between order
+    /// statistics (h = (n − 1)·p; numpy's default, R's type 7).
+    pub fn quantile(&self, p: f64) -> f64 {
+        if self.n == 0 {
+            return f64::NAN;
+        }
+        let h = (self.n - 1) as f64 * p;
+        let lo = h.floor() as u64;
+        let a = self.kth(lo);
+        if lo + 1 >= self.n {
+            return a;
+        }
+        a + (h - lo as f64) * (self.kth(lo + 1) - a)
+    }
+
+    /// Percentile-bootstrap means: `resamples` resamples of n values drawn
+    /// with replacement from the (rounded) values, each from its own
+    /// ChaCha8 stream of `seed` (reproducible on any thread count); sorted.
+    pub fn bootstrap_means(&self, resamples: u32, seed: u64) -> Vec<f64> {
+        let values: Vec<f64> = self.counts.keys().map(|&v| v as f64 / self.scale).collect();
+        let mut cumulative = Vec::with_capacity(values.len());
+        let mut acc = 0u64;
+        for &c in self.counts.values() {
+            acc += c;
+            cumulative.push(acc);
+        }
+        let n = self.n;
+        let mut means: Vec<f64> = (0..resamples)
+            .into_par_iter()
+            .map(|r| {
+                let mut rng = ChaCha8Rng::seed_from_u64(seed);
+                rng.set_stream(u64::from(r));
+                let mut sum = 0.0;
+                for _ in 0..n {
+                    let u = ((u128::from(rng.next_u64()) * u128::from(n)) >> 64) as u64;
+                    let i = cumulative.partition_point(|&c| c <= u);
+                    sum += values[i];
+                }
+                sum / n as f64
+            })
+            .collect();
+        means.sort_by(f64::total_cmp);
+        means
+    }
+
+    fn json(&self) -> serde_json::Value {
+        if self.n == 0 {
+            return serde_json::Value::Null;
+        }
+        json!({
+            "n": self.n,
+            "mean": self.mean,
+            "sd": self.sd(),
+            "min": self.min,
+            "p25": self.quantile(0.25),
+            "median": self.quantile(0.5),
+            "p75": self.quantile(0.75),
+            "p95": self.quantile(0.95),
+            "p99": self.quantile(0.99),
+            "max": self.max,
+        })
+    }
+}
+
+/// Type-7 quantile of sorted values.
+fn sorted_quantile(sorted: &[f64], p: f64) -> f64 {
+    let h = (sorted.len() - 1) as f64 * p;
+    let lo = h.floor() as usize;
+    if lo + 1 >= sorted.len() {
+        return sorted[lo];
+    }
+    sorted[lo] + (h - lo as f64) * (sorted[lo + 1] - sorted[lo])
+}
+
+/// The fixed seed of every bootstrap (override with `--bootstrap-seed`).
+const BOOTSTRAP_SEED: u64 = 0xD7_C0_40_27;
+
+// ---------------------------------------------------------------- summary
+
+/// Options of `drop7 summary`.
+#[derive(Args, Debug)]
+#[command(after_help = "Example:\n  \
+    drop7 play --games 1000 --out center.jsonl && drop7 summary center.jsonl")]
+pub struct SummaryArgs {
+    /// Record files of one run (`play --out`, `merge`).
+    #[arg(required = true)]
+    files: Vec<PathBuf>,
+    /// Print JSON instead of the table.
+    #[arg(long)]
+    json: bool,
+    /// Bootstrap resamples for the 95 % confidence interval of the mean score.
+    #[arg(long, default_value_t = 2000, value_name = "B")]
+    resamples: u32,
+    /// Seed of the bootstrap's random streams (fixed: results are reproducible).
+    #[arg(long, default_value_t = BOOTSTRAP_SEED, value_name = "SEED")]
+    bootstrap_seed: u64,
+    /// Also draw the score distribution (ECDF) as an SVG picture.
+    #[arg(long, value_name = "FILE.svg")]
+    plot: Option<PathBuf>,
+}
+
+/// Runs `drop7 summary`.
+pub fn run_summary(args: &SummaryArgs) -> Result<()> {
+    if args.resamples == 0 {
+        bail!("--resamples must be at least 1");
+    }
+    let mut reference: Option<(GameRecord, String)> = None;
+    let mut games = 0u64;
+    let mut censored = 0u64;
+    let mut reasons: BTreeMap<&'static str, u64> = BTreeMap::new();
+    let (mut score, mut moves, mut clears, mut reveals) = (
+        Dist::integers(),
+        Dist::integers(),
+        Dist::integers(),
+        Dist::integers(),
+    );
+    let (mut chain_max, mut chain_mean, mut work) =
+        (Dist::integers(), Dist::millis(), Dist::integers());
+    let (mut p50, mut p95, mut p99) = (Dist::millis(), Dist::millis(), Dist::millis());
+    for path in &args.files {
+        let shown = path.display().to_string();
+        for_each_record(path, |line, rec| {
+            match &reference {
+                None => reference = Some((rec.clone(), format!("{shown} line {line}"))),
+                Some((r, where_)) => {
+                    if let Some((field, found, want)) = identity_difference(r, &rec) {
+                        bail!(
+                            "{shown} line {line} belongs to another run: {field} is {found} there but {want} in {where_}"
+                        );
+                    }
+                }
+            }
+            games += 1;
+            censored += u64::from(rec.censored);
+            *reasons
+                .entry(match rec.terminal_reason {
+                    StopReason::BlockedRise => "blocked-rise",
+                    StopReason::NoLegalColumn => "no-legal-column",
+                    StopReason::MoveCap => "move-cap",
+                })
+                .or_insert(0) += 1;
+            score.add(rec.score as f64);
+            moves.add(f64::from(rec.moves));
+            clears.add(f64::from(rec.clears));
+            reveals.add(rec.reveals as f64);
+            chain_max.add(f64::from(rec.chain_max_depth));
+            if let Some(c) = rec.chain_mean_depth {
+                chain_mean.add(c);
+            }
+            if let Some(w) = rec.work {
+                work.add(w as f64);
+            }
+            for (d, v) in [
+                (&mut p50, rec.decision_ms_p50),
+                (&mut p95, rec.decision_ms_p95),
+                (&mut p99, rec.decision_ms_p99),
+            ] {
+                if let Some(v) = v {
+                    d.add(v);
+                }
+            }
+            Ok(())
+        })?;
+    }
+    let (reference, _) = reference.expect("files are non-empty");
+    let boot = score.bootstrap_means(args.resamples, args.bootstrap_seed);
+    let (lo, hi) = (sorted_quantile(&boot, 0.025), sorted_quantile(&boot, 0.975));
+    if let Some(plot) = &args.plot {
+        plot_ecdf(plot, &score, &reference, (lo, hi))?;
+    }
+    if args.json {
+        let v = json!({
+            "games": games,
+            "censored": censored,
+            "terminalReasons": reasons,
+            "policy": reference.policy,
+            "driver": reference.driver,
+            "ruleset": reference.ruleset,
+            "maxMoves": reference.max_moves,
+            "score": {
+                "mean": score.mean,
+                "ci95Low": lo,
+                "ci95High": hi,
+                "median": score.quantile(0.5),
+                "sd": score.sd(),
+                "p25": score.quantile(0.25),
+                "p75": score.quantile(0.75),
+                "min": score.min,
+                "max": score.max,
+                "resamples": args.resamples,
+                "bootstrapSeed": args.bootstrap_seed,
+            },
+            "moves": moves.json(),
+            "clears": clears.json(),
+            "reveals": reveals.json(),
+            "chainMaxDepth": chain_max.json(),
+            "chainMeanDepth": chain_mean.json(),
+            "work": work.json(),
+            "decisionMsP50": p50.json(),
+            "decisionMsP95": p95.json(),
+            "decisionMsP99": p99.json(),
+        });
+        let mut o = io::stdout().lock();
+        serde_json::to_writer_pretty(&mut o, &v)?;
+        writeln!(o)?;
+        return Ok(());
+    }
+    let mut o = io::stdout().lock();
+    writeln!(
+        o,
+        "cohort     {games} games, policy {}, driver {}, move cap {}",
+        reference.policy,
+        reference.driver,
+        reference
+            .max_moves
+            .map_or_else(|| "?".to_string(), |m| m.to_string())
+    )?;
+    let reasons_text: Vec<String> = reasons.iter().map(|(k, v)| format!("{k} {v}")).collect();
+    writeln!(
+        o,
+        "stopped    {} (censored {censored})",
+        reasons_text.join(", ")
+    )?;
+    writeln!(
+        o,
+        "score      mean {:.1} (95% CI {:.1}..{:.1}, bootstrap {} resamples), median {:.1}, sd {:.1}",
+        score.mean,
+        lo,
+        hi,
+        args.resamples,
+        score.quantile(0.5),
+        score.sd()
+    )?;
+    writeln!(
+        o,
+        "           min {:.0}, p25 {:.1}, p75 {:.1}, max {:.0}",
+        score.min,
+        score.quantile(0.25),
+        score.quantile(0.75),
+        score.max
+    )?;
+    writeln!(
+        o,
+        "{:<10} {:>12} {:>12} {:>12} {:>12} {:>12}",
+        "per game", "mean", "p50", "p95", "p99", "max"
+    )?;
+    let rows: [(&str, &Dist); 9] = [
+        ("moves", &moves),
+        ("clears", &clears),
+        ("reveals", &reveals),
+        ("chain max", &chain_max),
+        ("chain mean", &chain_mean),
+        ("work", &work),
+        ("ms p50", &p50),
+        ("ms p95", &p95),
+        ("ms p99", &p99),
+    ];
+    for (name, d) in rows {
+        if d.n == 0 {
+            continue;
+        }
+        writeln!(
+            o,
+            "{name:<10} {:>12.2} {:>12.2} {:>12.2} {:>12.2} {:>12.2}",
+            d.mean,
+            d.quantile(0.5),
+            d.quantile(0.95),
+            d.quantile(0.99),
+            d.max
+        )?;
+    }
+    if p50.n > 0 {
+        writeln!(
+            o,
+            "(ms pXX rows: the distribution over games of each game's own decision-latency percentile)"
+        )?;
+    }
+    o.flush()?;
+    Ok(())
+}
+
+// ---------------------------------------------------------------- compare
+
+/// Options of `drop7 compare`.
+#[derive(Args, Debug)]
+#[command(after_help = "Example:\n  \
+    drop7 play --games 200 --out center.jsonl\n  \
+    drop7 play --games 200 --policy random --out random.jsonl\n  \
+    drop7 compare center.jsonl random.jsonl")]
+pub struct CompareArgs {
+    /// The baseline's record file.
+    base: PathBuf,
+    /// The candidate's record file (delta = candidate − base, game by game).
+    candidate: PathBuf,
+    /// Print JSON instead of the text.
+    #[arg(long)]
+    json: bool,
+    /// Bootstrap resamples for the one-sided 95 % lower bound on the mean delta.
+    #[arg(long, default_value_t = 10_000, value_name = "B")]
+    resamples: u32,
+    /// Seed of the bootstrap's random streams (fixed: results are reproducible).
+    #[arg(long, default_value_t = BOOTSTRAP_SEED, value_name = "SEED")]
+    bootstrap_seed: u64,
+    /// Also draw the paired deltas, sorted, with the bound and the floor, as an SVG picture.
+    #[arg(long, value_name = "FILE.svg")]
+    plot: Option<PathBuf>,
+}
+
+/// Runs `drop7 compare`.
+pub fn run_compare(args: &CompareArgs) -> Result<()> {
+    if args.resamples == 0 {
+        bail!("--resamples must be at least 1");
+    }
+    // The base: one (score, ruleset, move cap, line, paired) per seed.
+    struct Base {
+        score: u64,
+        // (index into `rulesets`, move cap): a few bytes per game.
+        rules: (u32, Option<u32>),
+        line: u64,
+        paired: bool,
+    }
+    let mut base: HashMap<u32, Base> = HashMap::new();
+    let mut rulesets: Vec<Option<String>> = Vec::new();
+    let bshown = args.base.display().to_string();
+    for_each_record(&args.base, |line, rec| {
+        let seed = record_seed(&rec).map_err(|e| anyhow!("{bshown} line {line}: {e}"))?;
+        let ruleset = match rulesets.iter().position(|r| *r == rec.ruleset) {
+            Some(i) => i,
+            None => {
+                rulesets.push(rec.ruleset.clone());
+                rulesets.len() - 1
+            }
+        } as u32;
+        let b = Base {
+            score: rec.score,
+            rules: (ruleset, rec.max_moves),
+            line,
+            paired: false,
+        };
+        if let Some(old) = base.insert(seed, b) {
+            bail!(
+                "{bshown} line {line}: seed {} already at line {}",
+                rec.seed,
+                old.line
+            );
+        }
+        Ok(())
+    })?;
+    let cshown = args.candidate.display().to_string();
+    let mut delta = Dist::integers();
+    let (mut wins, mut ties, mut losses, mut unpaired_candidate) = (0u64, 0u64, 0u64, 0u64);
+    for_each_record(&args.candidate, |line, rec| {
+        let seed = record_seed(&rec).map_err(|e| anyhow!("{cshown} line {line}: {e}"))?;
+        let Some(b) = base.get_mut(&seed) else {
+            unpaired_candidate += 1;
+            return Ok(());
+        };
+        if b.paired {
+            bail!("{cshown} line {line}: seed {} appears twice", rec.seed);
+        }
+        let show = |o: &Option<String>| o.clone().unwrap_or_else(|| "(absent)".into());
+        let base_ruleset = &rulesets[b.rules.0 as usize];
+        if *base_ruleset != rec.ruleset {
+            bail!(
+                "{cshown} line {line}: seed {} has ruleset {} but {bshown} line {} has {}: not comparable",
+                rec.seed,
+                show(&rec.ruleset),
+                b.line,
+                show(base_ruleset)
+            );
+        }
+        if b.rules.1 != rec.max_moves {
+            let m = |o: Option<u32>| o.map_or_else(|| "(absent)".into(), |v| v.to_string());
+            bail!(
+                "{cshown} line {line}: seed {} has maxMoves {} but {bshown} line {} has {}: not comparable",
+                rec.seed,
+                m(rec.max_moves),
+                b.line,
+                m(b.rules.1)
+            );
+        }
+        b.paired = true;
+        let d = rec.score as i64 - b.score as i64;
+        match d.cmp(&0) {
+            std::cmp::Ordering::Greater => wins += 1,
+            std::cmp::Ordering::Equal => ties += 1,
+            std::cmp::Ordering::Less => losses += 1,
+        }
+        delta.add(d as f64);
+        Ok(())
+    })?;
+    let unpaired_base = base.values().filter(|b| !b.paired).count() as u64;
+    let pairs = delta.n;
+    if pairs == 0 {
+        bail!("{bshown} and {cshown} share no seed: nothing to compare");
+    }
+    let boot = delta.bootstrap_means(args.resamples, args.bootstrap_seed);
+    let lower = sorted_quantile(&boot, 0.05);
+    let floor = 1.645 * delta.sd() / (pairs as f64).sqrt();
+    let above = delta.mean.abs() > floor;
+    let verdict = if above {
+        "above the floor"
+    } else {
+        "below the floor: not a measurement"
+    };
+    let median = delta.quantile(0.5);
+    if let Some(plot) = &args.plot {
+        plot_deltas(plot, &delta, lower, floor)?;
+    }
+    if args.json {
+        let v = json!({
+            "pairs": pairs,
+            "unpaired": unpaired_base + unpaired_candidate,
+            "unpairedBase": unpaired_base,
+            "unpairedCandidate": unpaired_candidate,
+            "meanDelta": delta.mean,
+            "medianDelta": median,
+            "sdDelta": delta.sd(),
+            "wins": wins,
+            "ties": ties,
+            "losses": losses,
+            "lowerBound95": lower,
+            "detectionFloor": floor,
+            "aboveFloor": above,
+            "verdict": verdict,
+            "resamples": args.resamples,
+            "bootstrapSeed": args.bootstrap_seed,
+        });
+        let mut o = io::stdout().lock();
+        serde_json::to_writer_pretty(&mut o, &v)?;
+        writeln!(o)?;
+        return Ok(());
+    }
+    let mut o = io::stdout().lock();
+    writeln!(
+        o,
+        "pairs      {pairs} games paired by seed ({unpaired_base} only in {bshown}, {unpaired_candidate} only in {cshown})"
+    )?;
+    writeln!(
+        o,
+        "delta      candidate − base: mean {:.2}, median {median:.1}, sd {:.1}",
+        delta.mean,
+        delta.sd()
+    )?;
+    writeln!(
+        o,
+        "record     {wins} wins, {ties} ties, {losses} losses (win = candidate scored more)"
+    )?;
+    writeln!(
+        o,
+        "bound      mean delta ≥ {lower:.2} with 95% confidence (one-sided bootstrap, {} resamples)",
+        args.resamples
+    )?;
+    writeln!(
+        o,
+        "floor      {floor:.2} = 1.645·sd/√n: the smallest mean delta this cohort can detect"
+    )?;
+    writeln!(
+        o,
+        "verdict    |mean delta| {:.2} is {verdict}",
+        delta.mean.abs()
+    )?;
+    o.flush()?;
+    Ok(())
+}
+
+// ---------------------------------------------------------------- pictures
+
+/// At most this many points per drawn line (a line over more games is thinned
+/// evenly; the extremes are kept).
+const MAX_POINTS: usize = 2000;
+
+/// The (rounded) values of `d` in ascending order with their ranks, thinned
+/// to at most [`MAX_POINTS`]: `(rank 0..n, value)`.
+fn sorted_points(d: &Dist) -> Vec<(f64, f64)> {
+    let n = d.n.max(1);
+    let step = n.div_ceil(MAX_POINTS as u64);
+    let mut pts = Vec::new();
+    let mut rank = 0u64;
+    for (&v, &c) in &d.counts {
+        let value = v as f64 / d.scale;
+        // Every multiple of `step` inside [rank, rank + c), plus the last.
+        let mut k = rank.div_ceil(step) * step;
+        while k < rank + c {
+            pts.push((k as f64, value));
+            k += step;
+        }
+        rank += c;
+        if rank == n {
+            pts.push(((n - 1) as f64, value));
+        }
+    }
+    pts
+}
+
+fn plot_err<E: std::fmt::Display>(e: E) -> anyhow::Error {
+    anyhow!("drawing: {e}")
+}
+
+fn write_svg(out: &Path, svg: String) -> Result<()> {
+    write_whole(out, |w| {
+        w.write_all(svg.as_bytes())
+            .with_context(|| format!("writing {}", out.display()))
+    })
+}
+
+/// The score distribution as an empirical CDF, with the mean's 95 % CI.
+fn plot_ecdf(out: &Path, score: &Dist, r: &GameRecord, ci: (f64, f64)) -> Result<()> {
+    use plotters::prelude::*;
+    let pts: Vec<(f64, f64)> = sorted_points(score)
+        .into_iter()
+        .map(|(k, v)| (v, (k + 1.0) / score.n as f64))
+        .collect();
+    let (x0, x1) = (score.min, score.max.max(score.min + 1.0));
+    let pad = (x1 - x0) * 0.03;
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, (900, 560)).into_drawing_area();
+        root.fill(&WHITE).map_err(plot_err)?;
+        let mut chart = ChartBuilder::on(&root)
+            .caption(
+                format!(
+                    "Score distribution: {} games, {} ({}), mean {:.0}",
+                    score.n, r.policy, r.driver, score.mean
+                ),
+                ("sans-serif", 20),
+            )
+            .margin(15)
+            .x_label_area_size(45)
+            .y_label_area_size(60)
+            .build_cartesian_2d((x0 - pad)..(x1 + pad), 0f64..1.02f64)
+            .map_err(plot_err)?;
+        chart
+            .configure_mesh()
+            .x_desc("final score")
+            .y_desc("fraction of games scoring at most x")
+            .x_label_formatter(&|x| format!("{x:.0}"))
+            .draw()
+            .map_err(plot_err)?;
+        let mut steps = Vec::with_capacity(pts.len() * 2);
+        let mut last_y = 0.0;
+        for &(x, y) in &pts {
+            steps.push((x, last_y));
+            steps.push((x, y));
+            last_y = y;
+        }
+        chart
+            .draw_series(LineSeries::new(steps, BLUE.stroke_width(2)))
+            .map_err(plot_err)?
+            .label("empirical CDF")
+            .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], BLUE.stroke_width(2)));
+        let median = score.quantile(0.5);
+        chart
+            .draw_series(LineSeries::new(
+                vec![(median, 0.0), (median, 1.0)],
+                BLACK.stroke_width(1),
+            ))
+            .map_err(plot_err)?
+            .label(format!("median {median:.0}"))
+            .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], BLACK));
+        chart
+            .draw_series([Rectangle::new(
+                [(ci.0, 0.0), (ci.1.max(ci.0 + pad * 0.05), 1.0)],
+                RED.mix(0.25).filled(),
+            )])
+            .map_err(plot_err)?
+            .label(format!("mean, 95% CI {:.0}..{:.0}", ci.0, ci.1))
+            .legend(|(x, y)| Rectangle::new([(x, y - 5), (x + 20, y + 5)], RED.mix(0.25).filled()));
+        chart
+            .configure_series_labels()
+            .position(SeriesLabelPosition::LowerRight)
+            .background_style(WHITE.mix(0.9))
+            .border_style(BLACK)
+            .draw()
+            .map_err(plot_err)?;
+        root.present().map_err(plot_err)?;
+    }
+    write_svg(out, svg)
+}
+
+/// The paired deltas sorted ascending, with zero, the mean, the one-sided
+/// 95 % lower bound and the detection floor (±) marked.
+fn plot_deltas(out: &Path, delta: &Dist, lower: f64, floor: f64) -> Result<()> {
+    use plotters::prelude::*;
+    let pts = sorted_points(delta);
+    let n = delta.n as f64;
+    let lo = delta.min.min(-floor).min(lower);
+    let hi = delta.max.max(floor).max(lower);
+    let pad = ((hi - lo) * 0.05).max(1.0);
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, (900, 560)).into_drawing_area();
+        root.fill(&WHITE).map_err(plot_err)?;
+        let mut chart = ChartBuilder::on(&root)
+            .caption(
+                format!(
+                    "Paired score deltas (candidate - base), {} pairs, sorted",
+                    delta.n
+                ),
+                ("sans-serif", 20),
+            )
+            .margin(15)
+            .x_label_area_size(45)
+            .y_label_area_size(70)
+            .build_cartesian_2d(0f64..n.max(1.0), (lo - pad)..(hi + pad))
+            .map_err(plot_err)?;
+        chart
+            .configure_mesh()
+            .x_desc("pairs, sorted by delta")
+            .y_desc("score delta")
+            .x_label_formatter(&|x| format!("{x:.0}"))
+            .y_label_formatter(&|y| format!("{y:.0}"))
+            .draw()
+            .map_err(plot_err)?;
+        chart
+            .draw_series(LineSeries::new(pts, BLUE.stroke_width(2)))
+            .map_err(plot_err)?
+            .label("delta per pair")
+            .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], BLUE.stroke_width(2)));
+        let hline = |y: f64| vec![(0.0, y), (n.max(1.0), y)];
+        chart
+            .draw_series(LineSeries::new(hline(0.0), BLACK))
+            .map_err(plot_err)?;
+        chart
+            .draw_series(LineSeries::new(hline(delta.mean), GREEN.stroke_width(2)))
+            .map_err(plot_err)?
+            .label(format!("mean delta {:.1}", delta.mean))
+            .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], GREEN.stroke_width(2)));
+        chart
+            .draw_series(LineSeries::new(hline(lower), RED.stroke_width(2)))
+            .map_err(plot_err)?
+            .label(format!("95% lower bound {lower:.1}"))
+            .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], RED.stroke_width(2)));
+        for (i, y) in [floor, -floor].into_iter().enumerate() {
+            let s = chart
+                .draw_series(DashedLineSeries::new(
+                    hline(y),
+                    6,
+                    4,
+                    MAGENTA.stroke_width(2),
+                ))
+                .map_err(plot_err)?;
+            if i == 0 {
+                s.label(format!("detection floor ±{floor:.1}"))
+                    .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], MAGENTA));
+            }
+        }
+        chart
+            .configure_series_labels()
+            .position(SeriesLabelPosition::UpperLeft)
+            .background_style(WHITE.mix(0.9))
+            .border_style(BLACK)
+            .draw()
+            .map_err(plot_err)?;
+        root.present().map_err(plot_err)?;
+    }
+    write_svg(out, svg)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dist_quantiles_match_type_7() {
+        let mut d = Dist::integers();
+        for x in [1.0, 2.0, 3.0, 4.0, 10.0] {
+            d.add(x);
+        }
+        assert_eq!(d.quantile(0.5), 3.0);
+        assert_eq!(d.quantile(0.25), 2.0);
+        assert!((d.quantile(0.9) - 7.6).abs() < 1e-12);
+        assert_eq!(d.mean, 4.0);
+        assert!((d.sd() - 3.535_533_905_932_737_6).abs() < 1e-12);
+        assert_eq!(round_key(70_001), 70_001);
+        assert_eq!(round_key(-(1 << 25) - 1), -(1 << 25));
+        let a = d.bootstrap_means(200, 7);
+        assert_eq!(a, d.bootstrap_means(200, 7));
+        assert!(a[0] >= 1.0 && a[199] <= 10.0);
+    }
+}

@@ -1,0 +1,576 @@
+//! Research cohorts end to end: self-describing records, shards and merge,
+//! resume after `kill -9`/SIGINT/SIGTERM at random moments, one writer per
+//! file, `summary` and `compare` against an independent recomputation, and
+//! one-line errors (naming file and line) for bad record files.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+fn drop7(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_drop7"))
+        .args(args)
+        .env_remove("DROP7_GRAVITY")
+        .output()
+        .expect("drop7 runs")
+}
+
+fn ok(args: &[&str]) -> String {
+    let out = drop7(args);
+    assert!(
+        out.status.success(),
+        "drop7 {args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// Runs a command that must fail with one `error: …` line containing every
+/// `needle`; returns the line.
+fn fails(args: &[&str], needles: &[&str]) -> String {
+    let out = drop7(args);
+    let err = String::from_utf8_lossy(&out.stderr).to_string();
+    assert_eq!(out.status.code(), Some(1), "drop7 {args:?}: {err}");
+    assert_eq!(err.lines().count(), 1, "drop7 {args:?}: {err}");
+    for n in needles {
+        assert!(err.contains(n), "drop7 {args:?}: {err:?} lacks {n:?}");
+    }
+    err
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("cohort-{name}"));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+/// A record file's lines as JSON, without the fields that may differ between
+/// two runs of one cohort (wall clock, engine version, shard).
+fn stable(path: &Path) -> Vec<Value> {
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .map(|l| {
+            let mut v: Value = serde_json::from_str(l).unwrap();
+            let o = v.as_object_mut().unwrap();
+            for k in [
+                "wallMs",
+                "decisionMsP50",
+                "decisionMsP95",
+                "decisionMsP99",
+                "engineVersion",
+                "shard",
+            ] {
+                o.remove(k);
+            }
+            v
+        })
+        .collect()
+}
+
+#[test]
+fn records_are_self_describing() {
+    let dir = scratch("fields");
+    let c = dir.join("c.jsonl");
+    let f = dir.join("f.jsonl");
+    ok(&["play", "--games", "3", "--max-moves", "30", "--out", s(&c)]);
+    ok(&[
+        "play",
+        "--games",
+        "2",
+        "--policy",
+        "fair:d2s3",
+        "--out",
+        s(&f),
+    ]);
+    let center = std::fs::read_to_string(&c).unwrap();
+    let first: Value = serde_json::from_str(center.lines().next().unwrap()).unwrap();
+    assert_eq!(first["ruleset"], "drop7-hardcore-5-v1");
+    assert_eq!(first["maxMoves"], 30);
+    assert_eq!(first["cohortSeedStart"], "0x00000001");
+    assert_eq!(first["cohortGames"], 3);
+    assert!(
+        first["engineVersion"]
+            .as_str()
+            .unwrap()
+            .starts_with("drop7 ")
+    );
+    assert!(first["decisionMsP50"].is_null() && first.get("work").is_none());
+    assert!(first.get("table").is_none() && first.get("shard").is_none());
+    assert_eq!(first["trajectorySha256"].as_str().unwrap().len(), 64);
+    for line in std::fs::read_to_string(&f).unwrap().lines() {
+        let v: Value = serde_json::from_str(line).unwrap();
+        assert_eq!(v["policy"], "fair:d2s3");
+        assert_eq!(v["table"], "sa:65536:4");
+        assert!(v["maxWork"].as_u64().unwrap() > 0);
+        assert!(v["work"].as_u64().unwrap() > 0 && v["nodes"].as_u64().unwrap() > 0);
+        let (p50, p99) = (
+            v["decisionMsP50"].as_f64().unwrap(),
+            v["decisionMsP99"].as_f64().unwrap(),
+        );
+        assert!(p50 <= p99);
+        assert!(v["wallMs"].as_f64().unwrap() >= 0.0);
+    }
+    // An old record (no new fields) still parses: summary reads it.
+    let old = dir.join("old.jsonl");
+    std::fs::write(
+        &old,
+        "{\"seed\":\"0x00000001\",\"policy\":\"center\",\"driver\":\"headless\",\"score\":7,\"moves\":3,\"levels\":1,\"clears\":0,\"reveals\":0,\"chainMaxDepth\":1,\"terminalReason\":\"blocked-rise\",\"censored\":false}\n",
+    )
+    .unwrap();
+    assert!(ok(&["summary", s(&old)]).contains("1 games"));
+}
+
+/// The trajectory hash is SHA-256 over (column digit + 49-char board) per
+/// move, recomputable from `drop7 trace`.
+#[test]
+fn trajectory_hash_matches_the_trace() {
+    use sha2::{Digest, Sha256};
+    let dir = scratch("hash");
+    let out = dir.join("r.jsonl");
+    ok(&[
+        "play",
+        "--games",
+        "3",
+        "--seed-start",
+        "40",
+        "--policy",
+        "random",
+        "--out",
+        s(&out),
+    ]);
+    let trace = ok(&[
+        "trace",
+        "--games",
+        "3",
+        "--seed-start",
+        "40",
+        "--policy",
+        "random",
+    ]);
+    let mut hashers: Vec<Sha256> = (0..3).map(|_| Sha256::new()).collect();
+    for line in trace.lines() {
+        let v: Value = serde_json::from_str(line).unwrap();
+        let g = (v["seed"].as_u64().unwrap() - 40) as usize;
+        hashers[g].update(v["column"].as_u64().unwrap().to_string());
+        hashers[g].update(v["board"].as_str().unwrap());
+    }
+    let recs = stable(&out);
+    for (h, r) in hashers.into_iter().zip(&recs) {
+        let hex: String = h.finalize().iter().map(|b| format!("{b:02x}")).collect();
+        assert_eq!(r["trajectorySha256"], hex.as_str());
+    }
+}
+
+#[test]
+fn shards_and_threads_give_the_single_run() {
+    let dir = scratch("shards");
+    let one = dir.join("one.jsonl");
+    let common = [
+        "play",
+        "--games",
+        "700",
+        "--seed-start",
+        "0xFFFFFF80",
+        "--policy",
+        "random",
+        "--max-moves",
+        "60",
+    ];
+    let run = |extra: &[&str], out: &Path| {
+        let mut a: Vec<&str> = common.to_vec();
+        a.extend(extra);
+        a.extend(["--out", s(out)]);
+        ok(&a);
+    };
+    run(&["--threads", "1"], &one);
+    let want = stable(&one);
+    assert_eq!(want.len(), 700);
+    for n in [1u32, 3, 7] {
+        for threads in ["1", "3"] {
+            let mut parts = Vec::new();
+            for i in 1..=n {
+                let p = dir.join(format!("s{n}-{i}-t{threads}.jsonl"));
+                run(&["--shard", &format!("{i}/{n}"), "--threads", threads], &p);
+                parts.push(p);
+            }
+            let merged = dir.join(format!("m{n}-t{threads}.jsonl"));
+            let mut a = vec!["merge", s(&merged)];
+            // Shards in reverse order: merge sorts them.
+            a.extend(parts.iter().rev().map(|p| s(p)));
+            ok(&a);
+            assert_eq!(stable(&merged), want, "{n} shards, {threads} threads");
+            let text = std::fs::read_to_string(&merged).unwrap();
+            assert!(!text.contains("\"shard\""));
+        }
+    }
+    // Merge refuses: a missing last shard (naming its seeds), an overlap, a
+    // shard of another run, and leaves OUT as it was.
+    let p = |i: u32| dir.join(format!("s3-{i}-t1.jsonl"));
+    let out = dir.join("never.jsonl");
+    fails(
+        &["merge", s(&out), s(&p(1)), s(&p(2))],
+        &["missing games", "shard 3/3", "0x"],
+    );
+    fails(
+        &["merge", s(&out), s(&p(1)), s(&p(2)), s(&p(2)), s(&p(3))],
+        &["overlapping"],
+    );
+    let other = dir.join("other.jsonl");
+    ok(&[
+        "play",
+        "--games",
+        "700",
+        "--seed-start",
+        "0xFFFFFF80",
+        "--policy",
+        "center",
+        "--max-moves",
+        "60",
+        "--shard",
+        "3/3",
+        "--out",
+        s(&other),
+    ]);
+    fails(
+        &["merge", s(&out), s(&p(1)), s(&p(2)), s(&other)],
+        &["other.jsonl line 1", "policy"],
+    );
+    fails(
+        &["merge", s(&out), s(&p(1)), s(&dir.join("s7-1-t1.jsonl"))],
+        &["different splits"],
+    );
+    assert!(!out.exists());
+    let merged = dir.join("m3-t1.jsonl");
+    let before = std::fs::read(&merged).unwrap();
+    fails(
+        &["merge", s(&merged), s(&p(1)), s(&p(2)), s(&p(3))],
+        &["--force"],
+    );
+    assert_eq!(std::fs::read(&merged).unwrap(), before);
+}
+
+/// Bad record files: one error line naming the file, the line and the problem.
+#[test]
+fn bad_record_files_are_named() {
+    let dir = scratch("bad");
+    let good = dir.join("good.jsonl");
+    ok(&["play", "--games", "20", "--out", s(&good)]);
+    let text = std::fs::read_to_string(&good).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    let corrupt = dir.join("corrupt.jsonl");
+    let mut c = lines.clone();
+    c[9] = "{\"seed\":\"0x0000000a\",garbage";
+    std::fs::write(&corrupt, c.join("\n") + "\n").unwrap();
+    let empty = dir.join("empty.jsonl");
+    std::fs::write(&empty, "").unwrap();
+    let foreign = dir.join("foreign.json");
+    std::fs::write(&foreign, "{\"name\":\"not a record\"}\n").unwrap();
+    for cmd in [
+        vec!["summary", s(&corrupt)],
+        vec!["compare", s(&good), s(&corrupt)],
+        vec!["merge", s(&dir.join("m.jsonl")), s(&corrupt)],
+    ] {
+        fails(&cmd, &["corrupt.jsonl line 10"]);
+    }
+    for f in [&empty, &foreign] {
+        let name = f.file_name().unwrap().to_str().unwrap();
+        fails(&["summary", s(f)], &[name]);
+        fails(&["compare", s(&good), s(f)], &[name]);
+        fails(&["merge", s(&dir.join("m.jsonl")), s(f)], &[name]);
+    }
+    fails(
+        &["summary", s(&dir.join("missing.jsonl"))],
+        &["missing.jsonl"],
+    );
+    assert!(!dir.join("m.jsonl").exists());
+    // Resume refuses another run's file naming the field, and leaves it as it was.
+    for (args, field) in [
+        (vec!["--max-moves", "100"], "maxMoves"),
+        (vec!["--policy", "random"], "policy"),
+        (vec!["--driver", "stream"], "driver"),
+        (vec!["--games", "40"], "cohortGames"),
+        (vec!["--shard", "1/2"], "shard"),
+    ] {
+        let mut fresh: Vec<&str> = vec!["play", "--out", s(&good), "--resume"];
+        if field != "cohortGames" {
+            fresh.extend(["--games", "20"]);
+        }
+        fresh.extend(args);
+        fails(&fresh, &["good.jsonl", field, "nothing was changed"]);
+        assert_eq!(std::fs::read_to_string(&good).unwrap(), text);
+    }
+    // Without --resume an existing file is refused unless --force.
+    fails(
+        &["play", "--games", "20", "--out", s(&good)],
+        &["--force", "good.jsonl"],
+    );
+    assert_eq!(std::fs::read_to_string(&good).unwrap(), text);
+    ok(&["play", "--games", "5", "--out", s(&good), "--force"]);
+    assert_eq!(stable(&good).len(), 5);
+}
+
+/// Independent recomputation of the summary and compare figures (plain
+/// sorting, two-pass sd) on one cohort.
+#[test]
+fn summary_and_compare_agree_with_a_recomputation() {
+    let dir = scratch("stats");
+    let a = dir.join("a.jsonl");
+    let b = dir.join("b.jsonl");
+    ok(&["play", "--games", "301", "--out", s(&a)]);
+    ok(&[
+        "play",
+        "--games",
+        "301",
+        "--policy",
+        "random",
+        "--out",
+        s(&b),
+    ]);
+    let scores = |p: &Path| -> Vec<f64> {
+        stable(p)
+            .iter()
+            .map(|v| v["score"].as_f64().unwrap())
+            .collect()
+    };
+    let (sa, sb) = (scores(&a), scores(&b));
+    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
+    let sd = |v: &[f64]| {
+        let m = mean(v);
+        (v.iter().map(|x| (x - m).powi(2)).sum::<f64>() / (v.len() - 1) as f64).sqrt()
+    };
+    let q = |v: &[f64], p: f64| {
+        let mut s = v.to_vec();
+        s.sort_by(f64::total_cmp);
+        let h = (s.len() - 1) as f64 * p;
+        let lo = h.floor() as usize;
+        s[lo] + (h - lo as f64) * (s[(lo + 1).min(s.len() - 1)] - s[lo])
+    };
+    let close = |x: f64, y: f64| (x - y).abs() <= 1e-9 * y.abs().max(1.0);
+    let j: Value = serde_json::from_str(&ok(&["summary", "--json", s(&a)])).unwrap();
+    assert_eq!(j["games"], 301);
+    assert_eq!(j["censored"], 0);
+    let sc = &j["score"];
+    assert!(close(sc["mean"].as_f64().unwrap(), mean(&sa)));
+    assert!(close(sc["sd"].as_f64().unwrap(), sd(&sa)));
+    assert!(close(sc["median"].as_f64().unwrap(), q(&sa, 0.5)));
+    assert!(close(sc["p25"].as_f64().unwrap(), q(&sa, 0.25)));
+    let (lo, hi) = (
+        sc["ci95Low"].as_f64().unwrap(),
+        sc["ci95High"].as_f64().unwrap(),
+    );
+    // The bootstrap interval is close to the normal one (±1.96 se), within 20 %.
+    let half = 1.96 * sd(&sa) / (sa.len() as f64).sqrt();
+    assert!(lo < mean(&sa) && mean(&sa) < hi);
+    assert!(
+        ((hi - lo) / 2.0 - half).abs() < 0.2 * half,
+        "{lo} {hi} {half}"
+    );
+    // Reproducible.
+    assert_eq!(
+        ok(&["summary", "--json", s(&a)]),
+        ok(&["summary", "--json", s(&a)])
+    );
+
+    let d: Vec<f64> = sa.iter().zip(&sb).map(|(x, y)| y - x).collect();
+    let c: Value = serde_json::from_str(&ok(&["compare", "--json", s(&a), s(&b)])).unwrap();
+    assert_eq!(c["pairs"], 301);
+    assert_eq!(c["unpaired"], 0);
+    assert!(close(c["meanDelta"].as_f64().unwrap(), mean(&d)));
+    assert!(close(c["medianDelta"].as_f64().unwrap(), q(&d, 0.5)));
+    let floor = 1.645 * sd(&d) / (d.len() as f64).sqrt();
+    assert!(close(c["detectionFloor"].as_f64().unwrap(), floor));
+    let wins = d.iter().filter(|x| **x > 0.0).count() as u64;
+    let ties = d.iter().filter(|x| **x == 0.0).count() as u64;
+    assert_eq!(c["wins"], wins);
+    assert_eq!(c["ties"], ties);
+    assert_eq!(c["losses"], 301 - wins - ties);
+    let lb = c["lowerBound95"].as_f64().unwrap();
+    assert!(lb < mean(&d) && (mean(&d) - lb - floor).abs() < 0.2 * floor);
+
+    // A file against itself: delta 0, all ties, below the floor.
+    let c: Value = serde_json::from_str(&ok(&["compare", "--json", s(&a), s(&a)])).unwrap();
+    assert_eq!(c["meanDelta"], 0.0);
+    assert_eq!(c["ties"], 301);
+    assert_eq!(c["lowerBound95"], 0.0);
+    assert!(
+        c["verdict"]
+            .as_str()
+            .unwrap()
+            .starts_with("below the floor")
+    );
+    // Unpaired games are counted; a different move cap is refused.
+    let short = dir.join("short.jsonl");
+    ok(&[
+        "play",
+        "--games",
+        "100",
+        "--seed-start",
+        "250",
+        "--out",
+        s(&short),
+    ]);
+    let c: Value = serde_json::from_str(&ok(&["compare", "--json", s(&a), s(&short)])).unwrap();
+    assert_eq!(c["pairs"], 52);
+    assert_eq!(c["unpaired"], 249 + 48);
+    let capped = dir.join("capped.jsonl");
+    ok(&[
+        "play",
+        "--games",
+        "10",
+        "--max-moves",
+        "10",
+        "--out",
+        s(&capped),
+    ]);
+    fails(
+        &["compare", s(&a), s(&capped)],
+        &["maxMoves", "capped.jsonl line 1"],
+    );
+}
+
+/// A small deterministic generator for the kill moments.
+fn next_rand(state: &mut u64) -> u64 {
+    *state ^= *state << 13;
+    *state ^= *state >> 7;
+    *state ^= *state << 17;
+    *state
+}
+
+const FAIR_RUN: [&str; 9] = [
+    "play",
+    "--policy",
+    "fair:d2s3",
+    "--games",
+    "60",
+    "--threads",
+    "2",
+    "--seed-start",
+    "9",
+];
+
+fn fair_run(out: &Path, resume: bool) -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_drop7"));
+    c.args(FAIR_RUN)
+        .args(["--out", s(out)])
+        .env_remove("DROP7_GRAVITY")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    if resume {
+        c.arg("--resume");
+    }
+    c
+}
+
+/// Kill a fair run with SIGKILL, SIGINT and SIGTERM at random moments and
+/// resume each time: the records equal an uninterrupted run's (wall-clock
+/// fields aside). SIGINT/SIGTERM exit 130/143 and print the resume command.
+#[test]
+fn killed_and_resumed_runs_equal_an_uninterrupted_one() {
+    let dir = scratch("kill");
+    let full = dir.join("full.jsonl");
+    let t = Instant::now();
+    let o = fair_run(&full, false).output().unwrap();
+    assert!(o.status.success());
+    let took = t.elapsed();
+    let want = stable(&full);
+    assert_eq!(want.len(), 60);
+    let mut rng = 0x9E37_79B9_7F4A_7C15u64;
+    for (k, signal) in ["KILL", "KILL", "INT", "KILL", "TERM", "KILL", "INT", "TERM"]
+        .into_iter()
+        .enumerate()
+    {
+        let out = dir.join(format!("k{k}.jsonl"));
+        let mut interruptions = 0;
+        // The first run is killed (-9) six times early on; the others three
+        // times anywhere in the first half; then each is let finish.
+        let (attempts, reach) = if k == 0 { (6, 0.12) } else { (3, 0.5) };
+        for attempt in 0.. {
+            let child = fair_run(&out, true).spawn().unwrap();
+            if attempt < attempts {
+                let at = took.mul_f64((next_rand(&mut rng) % 1000) as f64 / 1000.0 * reach);
+                std::thread::sleep(at);
+                let pid = child.id().to_string();
+                Command::new("kill")
+                    .args([&format!("-{signal}"), &pid])
+                    .status()
+                    .unwrap();
+                let o = child.wait_with_output().unwrap();
+                if o.status.success() {
+                    continue; // finished before the signal
+                }
+                interruptions += 1;
+                let err = String::from_utf8_lossy(&o.stderr);
+                match signal {
+                    "INT" | "TERM" => {
+                        let code = if signal == "INT" { 130 } else { 143 };
+                        // Before the handlers are installed the default
+                        // disposition applies (no exit code).
+                        if let Some(c) = o.status.code() {
+                            assert_eq!(c, code, "{err}");
+                            assert!(err.contains("games done"), "{err}");
+                            assert!(
+                                err.contains("resume with:") && err.contains("--resume"),
+                                "{err}"
+                            );
+                        }
+                    }
+                    _ => assert!(o.status.code().is_none()),
+                }
+            } else {
+                let o = child.wait_with_output().unwrap();
+                assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+                break;
+            }
+        }
+        assert_eq!(stable(&out), want, "after {interruptions} SIG{signal}s");
+        if k == 0 {
+            assert!(interruptions >= 5, "only {interruptions} kill -9s landed");
+        }
+    }
+}
+
+/// A second writer of the same --out is refused while the first runs; the
+/// file ends up as an uninterrupted run's.
+#[test]
+fn a_second_writer_is_refused() {
+    let dir = scratch("lock");
+    let out = dir.join("x.jsonl");
+    let mut first = fair_run(&out, false).spawn().unwrap();
+    // Wait until the first writer holds the file.
+    let t = Instant::now();
+    while !out.exists() && t.elapsed() < Duration::from_secs(20) {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    std::thread::sleep(Duration::from_millis(30));
+    for resume in [true, false] {
+        let mut a: Vec<&str> = FAIR_RUN.to_vec();
+        a.extend(["--out", s(&out)]);
+        if resume {
+            a.push("--resume");
+        } else {
+            a.push("--force");
+        }
+        let o = drop7(&a);
+        let still_running = first.try_wait().unwrap().is_none();
+        if still_running {
+            assert_eq!(o.status.code(), Some(1));
+            let err = String::from_utf8_lossy(&o.stderr);
+            assert!(
+                err.contains("locked by another running drop7") && err.contains("x.jsonl"),
+                "{err}"
+            );
+        }
+    }
+    assert!(first.wait().unwrap().success());
+    let want_file = dir.join("want.jsonl");
+    assert!(fair_run(&want_file, false).status().unwrap().success());
+    assert_eq!(stable(&out), stable(&want_file));
+}

@@ -1,0 +1,214 @@
+//! Per-game records of `drop7 play --out` as research data: the public
+//! record-line parser, the run identity that `--resume`, `merge` and `compare`
+//! check, the incremental trajectory hash, and the shard slices.
+//!
+//! A record file is one JSON object ([`GameRecord`]) per line, one line per
+//! game, in seed order, no header. Two runs of the same cohort write
+//! identical records except for the wall-clock fields (`wallMs`,
+//! `decisionMsP50/P95/P99`), `engineVersion` and `shard`.
+
+use sha2::{Digest, Sha256};
+
+use crate::board::Board;
+pub use crate::formats::GameRecord;
+use crate::formats::parse_seed;
+
+/// The rules id written in every record (rules.md, recorded-tape format).
+pub const RULESET: &str = "drop7-hardcore-5-v1";
+
+/// The engine version written in every record: `"drop7 <crate version>"`.
+pub const ENGINE_VERSION: &str = concat!("drop7 ", env!("CARGO_PKG_VERSION"));
+
+/// Why a record line was rejected.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RecordError {
+    /// Not a JSON object with the record's keys and types.
+    #[error("not a game record: {0}")]
+    Json(String),
+    /// `seed` is not a `0x…` u32.
+    #[error("bad seed: {0}")]
+    Seed(String),
+    /// `shard` is not `I/N` with 1 <= I <= N.
+    #[error("bad shard {0:?}: expected I/N with 1 <= I <= N")]
+    Shard(String),
+}
+
+/// Parses one line of a record file (a trailing `\r` is ignored) and checks
+/// the fields whose syntax matters: `seed` must be a u32 (`0x…` or decimal),
+/// `shard`, when present, `I/N`.
+///
+/// ```
+/// let r = drop7::records::parse_record_line(r#"{"seed":"0x00000001","policy":"center","driver":"headless","score":7,"moves":3,"levels":1,"clears":0,"reveals":0,"chainMaxDepth":1,"terminalReason":"blocked-rise","censored":false}"#).unwrap();
+/// assert_eq!((r.score, r.moves), (7, 3));
+/// assert!(drop7::records::parse_record_line("{}").is_err());
+/// ```
+///
+/// # Errors
+/// [`RecordError`] naming the problem (serde's message gives the column).
+pub fn parse_record_line(line: &str) -> Result<GameRecord, RecordError> {
+    let line = line.strip_suffix('\r').unwrap_or(line);
+    let rec: GameRecord =
+        serde_json::from_str(line).map_err(|e| RecordError::Json(e.to_string()))?;
+    record_seed(&rec)?;
+    if let Some(s) = &rec.shard {
+        parse_shard(s).map_err(|_| RecordError::Shard(s.clone()))?;
+    }
+    Ok(rec)
+}
+
+/// The record's seed as a u32.
+///
+/// # Errors
+/// [`RecordError::Seed`] when `seed` is not a u32 in `0x` hex or decimal.
+pub fn record_seed(rec: &GameRecord) -> Result<u32, RecordError> {
+    parse_seed(&rec.seed).map_err(RecordError::Seed)
+}
+
+/// Parses a shard `I/N` (1 <= I <= N <= 2^32), as `--shard` takes it.
+///
+/// # Errors
+/// A message naming the text.
+pub fn parse_shard(text: &str) -> Result<(u64, u64), String> {
+    let bad = || format!("invalid shard {text:?}: expected I/N with 1 <= I <= N (e.g. 2/7)");
+    let (i, n) = text.split_once('/').ok_or_else(bad)?;
+    let i: u64 = i.trim().parse().map_err(|_| bad())?;
+    let n: u64 = n.trim().parse().map_err(|_| bad())?;
+    if i == 0 || n == 0 || i > n || n > 1 << 32 {
+        return Err(bad());
+    }
+    Ok((i, n))
+}
+
+/// The game indices of shard `i` of `n` (1-based) of a cohort of `games`
+/// games: the contiguous range `floor((i-1)·games/n) .. floor(i·games/n)`.
+/// The shards are disjoint and cover `0..games` in order.
+pub fn shard_range(games: u64, i: u64, n: u64) -> std::ops::Range<u64> {
+    let at = |k: u64| (u128::from(games) * u128::from(k) / u128::from(n)) as u64;
+    at(i - 1)..at(i)
+}
+
+/// The fields that name a run: two records belong to the same run exactly
+/// when these agree (shard aside). In order of the message naming a difference.
+pub fn identity(rec: &GameRecord) -> [(&'static str, String); 8] {
+    fn opt<T: ToString>(v: &Option<T>) -> String {
+        v.as_ref()
+            .map_or_else(|| "(absent)".to_string(), T::to_string)
+    }
+    [
+        ("ruleset", opt(&rec.ruleset)),
+        ("policy", rec.policy.clone()),
+        ("table", opt(&rec.table)),
+        ("maxWork", opt(&rec.max_work)),
+        ("driver", rec.driver.clone()),
+        ("maxMoves", opt(&rec.max_moves)),
+        ("cohortSeedStart", opt(&rec.cohort_seed_start)),
+        ("cohortGames", opt(&rec.cohort_games)),
+    ]
+}
+
+/// The first identity field where `found` differs from `want`:
+/// `(field, found value, wanted value)`.
+pub fn identity_difference(
+    want: &GameRecord,
+    found: &GameRecord,
+) -> Option<(&'static str, String, String)> {
+    identity(want)
+        .into_iter()
+        .zip(identity(found))
+        .find(|(w, f)| w.1 != f.1)
+        .map(|((name, w), (_, f))| (name, f, w))
+}
+
+/// Incremental `trajectorySha256`: feed every move's column and the board
+/// after it; 50 ASCII bytes per move (column digit, 49 board characters).
+#[derive(Clone, Debug, Default)]
+pub struct TrajectoryHash {
+    hasher: Sha256,
+}
+
+impl TrajectoryHash {
+    /// Adds one move.
+    #[inline]
+    pub fn push(&mut self, column: usize, board: &Board) {
+        let cells = board.to_cells();
+        let mut bytes = [0u8; 50];
+        bytes[0] = b'0' + column as u8;
+        for (b, &c) in bytes[1..].iter_mut().zip(cells.iter()) {
+            *b = b'0' + c;
+        }
+        self.hasher.update(bytes);
+    }
+
+    /// The hash as 64 lowercase hex digits.
+    pub fn finish(self) -> String {
+        self.hasher
+            .finalize()
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect()
+    }
+}
+
+/// Nearest-rank quantile `q` in (0, 1] of `sorted` (ascending, non-empty):
+/// the `ceil(q·n)`-th smallest value.
+pub fn nearest_rank(sorted: &[f64], q: f64) -> f64 {
+    let n = sorted.len();
+    let rank = ((q * n as f64).ceil() as usize).clamp(1, n);
+    sorted[rank - 1]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shards_cover_in_order() {
+        for games in [0u64, 1, 5, 7, 100, 1 << 32] {
+            for n in [1u64, 2, 3, 7, 13] {
+                let mut next = 0;
+                for i in 1..=n {
+                    let r = shard_range(games, i, n);
+                    assert_eq!(r.start, next);
+                    next = r.end;
+                }
+                assert_eq!(next, games);
+            }
+        }
+        assert_eq!(parse_shard("2/7"), Ok((2, 7)));
+        for bad in ["0/3", "4/3", "1", "a/b", "1/0", ""] {
+            assert!(parse_shard(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn parser_and_identity() {
+        let line = r#"{"seed":"0x00000001","policy":"center","driver":"headless","score":7,"moves":3,"levels":1,"clears":0,"reveals":0,"chainMaxDepth":1,"terminalReason":"blocked-rise","censored":false}"#;
+        let old = parse_record_line(line).unwrap();
+        assert_eq!(old.ruleset, None);
+        let mut new = old.clone();
+        new.ruleset = Some(RULESET.into());
+        new.max_moves = Some(2000);
+        let text = serde_json::to_string(&new).unwrap();
+        assert_eq!(parse_record_line(&text).unwrap(), new);
+        assert_eq!(
+            identity_difference(&new, &old),
+            Some(("ruleset", "(absent)".into(), RULESET.into()))
+        );
+        assert!(parse_record_line(r#"{"seed":"0xZZ"}"#).is_err());
+        assert!(parse_record_line("[1,2]").is_err());
+        assert!(parse_record_line("").is_err());
+        let bad_seed = line.replace("0x00000001", "0x1000000000");
+        assert!(matches!(
+            parse_record_line(&bad_seed),
+            Err(RecordError::Seed(_))
+        ));
+    }
+
+    #[test]
+    fn ranks() {
+        let v = [1.0, 2.0, 3.0, 4.0];
+        assert_eq!(nearest_rank(&v, 0.5), 2.0);
+        assert_eq!(nearest_rank(&v, 0.99), 4.0);
+        assert_eq!(nearest_rank(&[5.0], 0.5), 5.0);
+    }
+}
