@@ -19,7 +19,8 @@ use crate::position::Position;
 use crate::reference::engine::RefGame;
 
 /// A game as the runner drives it: the packed [`Game`] or the plain [`RefGame`].
-pub trait EngineGame {
+/// `Clone` so that a test-data policy may try moves on a copy (greedy, rules.md §10).
+pub trait EngineGame: Clone {
     /// The public position.
     fn position(&self) -> Position;
     /// Score so far.
@@ -137,6 +138,12 @@ pub trait Policy {
     fn new_game(&mut self, seed: u32);
     /// A legal column, or `None` when no column is legal.
     fn choose(&mut self, pos: &Position) -> Option<usize>;
+    /// Chooses with the whole engine game at hand. Every public-information
+    /// policy looks only at the position (the default); the greedy test-data
+    /// policy tries each move on a copy of the game.
+    fn choose_in<G: EngineGame>(&mut self, game: &G) -> Option<usize> {
+        self.choose(&game.position())
+    }
 }
 
 /// The center policy (rules.md §10).
@@ -215,6 +222,9 @@ impl GameOutcome {
             chain_max_depth: self.stats.max_depth,
             terminal_reason: self.reason,
             censored: self.reason == StopReason::MoveCap,
+            round: None,
+            illegal_choices: None,
+            engine_failures: None,
         }
     }
 }
@@ -235,8 +245,7 @@ pub fn play_game_outcome<E: Engine, P: Policy>(
     let mut clears = 0u32;
     let mut reason = StopReason::MoveCap;
     while game.moves_played() < max_moves {
-        let pos = game.position();
-        let Some(column) = policy.choose(&pos) else {
+        let Some(column) = policy.choose_in(&game) else {
             // Unreachable: a live game always has a legal column.
             reason = StopReason::NoLegalColumn;
             break;
@@ -553,7 +562,7 @@ pub fn trace_game<E: Engine, P: Policy>(
     policy.new_game(seed);
     while game.moves_played() < max_moves {
         let pos = game.position();
-        let Some(column) = policy.choose(&pos) else {
+        let Some(column) = policy.choose_in(&game) else {
             break;
         };
         let mut waves = Vec::new();
