@@ -4,8 +4,11 @@
 //! error is one `error: …` line on stderr with a non-zero exit.
 
 pub mod bench;
+pub mod d7p;
 pub mod decide;
 pub mod play;
+pub mod replay;
+pub mod rounds;
 pub mod spec;
 pub mod trace;
 
@@ -34,6 +37,10 @@ enum Command {
     Decide(decide::DecideArgs),
     /// Fair-leaf values of positions (JSON lines in and out).
     Leaf(decide::LeafArgs),
+    /// Speak D7P (the Drop7 policy protocol) on stdin/stdout as a policy engine.
+    D7p(d7p::D7pArgs),
+    /// Verify recorded tapes move by move; one JSON line per tape.
+    Replay(replay::ReplayArgs),
 }
 
 /// Parses the command line, runs it, and reports errors as one line.
@@ -49,6 +56,9 @@ pub fn main() -> ExitCode {
         // `false`: some input line was answered with an error object.
         Command::Decide(a) => decide::run(a),
         Command::Leaf(a) => decide::run_leaf(a),
+        Command::D7p(a) => d7p::run(a).map(|()| true),
+        // `false`: some tape is not valid and complete.
+        Command::Replay(a) => replay::run(a),
     };
     match result {
         Ok(true) => ExitCode::SUCCESS,

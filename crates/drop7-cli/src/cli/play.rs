@@ -32,6 +32,16 @@ pub struct PlayArgs {
     /// --out that continue this seed range, play only the rest.
     #[arg(long)]
     resume: bool,
+    /// Play scripted rounds (`drop7-scripted-round-v1` files) instead of
+    /// seeds: one record per round, in the order given; the move cap comes
+    /// from each file (--games, --seed-start, --driver and --max-moves do not apply).
+    #[arg(long, num_args = 1.., value_name = "FILE", conflicts_with = "resume")]
+    round: Vec<PathBuf>,
+    /// Also write every game as a recorded tape (`drop7-recorded-game-v2`)
+    /// into DIR, one file per game: `SEED.tape.json` (e.g. 0x00000001) or
+    /// `ROUND-ID.tape.json`.
+    #[arg(long, value_name = "DIR")]
+    tapes: Option<PathBuf>,
 }
 
 /// Most worker threads a run may ask for.
@@ -44,7 +54,21 @@ const BAR_DELAY: Duration = Duration::from_millis(800);
 
 /// Runs `drop7 play`.
 pub fn run(args: &PlayArgs) -> Result<()> {
+    if !args.round.is_empty() {
+        return super::rounds::run(
+            &args.game,
+            &args.round,
+            args.threads,
+            args.out.as_deref(),
+            args.tapes.as_deref(),
+        );
+    }
     let setup = args.game.resolve(args.games)?;
+    if let Some(dir) = &args.tapes {
+        fs::create_dir_all(dir)
+            .with_context(|| format!("cannot create --tapes directory {}", dir.display()))?;
+    }
+    let tape_errors = super::rounds::TapeErrors::default();
     match args.threads {
         Some(0) => bail!("--threads must be at least 1"),
         Some(t) if t > MAX_THREADS => bail!("--threads {t} exceeds the limit of {MAX_THREADS}"),
@@ -86,7 +110,13 @@ pub fn run(args: &PlayArgs) -> Result<()> {
     let mut last_flush = Instant::now();
     // Shown only on a terminal, and only once the run has lasted BAR_DELAY.
     let mut bar_pending = io::stderr().is_terminal();
-    let mut on_record = |rec: GameRecord| -> io::Result<()> {
+    let is_d7p = matches!(setup.policy, super::spec::PolicySpec::D7p(_));
+    let mut on_record = |mut rec: GameRecord| -> io::Result<()> {
+        if is_d7p && let Ok(seed) = drop7::formats::parse_seed(&rec.seed) {
+            let (failures, illegal) = super::d7p::take_counts(seed);
+            rec.engine_failures = Some(failures);
+            rec.illegal_choices = Some(illegal);
+        }
         if let Some(w) = writer.as_mut() {
             serde_json::to_writer(&mut *w, &rec)?;
             w.write_all(b"\n")?;
@@ -110,7 +140,21 @@ pub fn run(args: &PlayArgs) -> Result<()> {
         }
     } else {
         with_engine!(setup.engine, |engine| with_policy!(setup, |make| {
-            run_cohort(engine, make, &cfg, &mut on_record)
+            match &args.tapes {
+                None => run_cohort(engine, make, &cfg, &mut on_record),
+                Some(dir) => {
+                    let taping = || {
+                        super::rounds::Taping::new(
+                            make(),
+                            dir.clone(),
+                            setup.driver,
+                            setup.policy.to_string(),
+                            tape_errors.clone(),
+                        )
+                    };
+                    run_cohort(engine, taping, &cfg, &mut on_record)
+                }
+            }
         }))?
         .with_context(|| match &args.out {
             Some(p) => format!("writing --out {}", p.display()),
@@ -118,6 +162,7 @@ pub fn run(args: &PlayArgs) -> Result<()> {
         })?
     };
     bar.finish_and_clear();
+    tape_errors.check()?;
     if let Some(mut w) = writer {
         w.flush()
             .with_context(|| format!("writing --out {}", args.out.as_ref().unwrap().display()))?;
