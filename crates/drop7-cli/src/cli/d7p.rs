@@ -241,7 +241,6 @@ fn serve(
         std::thread::spawn(move || reader(tx, stop, out));
     }
     let mut position: Option<Position> = None;
-    let mut handshake = false;
     for line in rx {
         let (n, text) = match line {
             Line::Bad(n, why) => {
@@ -255,7 +254,6 @@ fn serve(
         match tokens.as_slice() {
             [] => err("empty line".into()),
             ["d7p"] => {
-                handshake = true;
                 out.line(&format!(
                     "id name drop7 {} {name}",
                     env!("CARGO_PKG_VERSION")
@@ -274,9 +272,6 @@ fn serve(
             ["go", ..] => match position {
                 None => err("go before any position; send `position …` first".into()),
                 Some(pos) => {
-                    if !handshake {
-                        out.line("info string warning: go before the d7p handshake");
-                    }
                     let col = if pos.board.legal_mask() == 0 {
                         None
                     } else {
