@@ -9,6 +9,7 @@ pub mod decide;
 pub mod play;
 pub mod replay;
 pub mod rounds;
+pub mod show;
 pub mod spec;
 pub mod trace;
 
@@ -41,6 +42,8 @@ enum Command {
     D7p(d7p::D7pArgs),
     /// Verify recorded tapes move by move; one JSON line per tape.
     Replay(replay::ReplayArgs),
+    /// Show a game move by move in the terminal (a tape, or --seed S --policy P).
+    Show(show::ShowArgs),
 }
 
 /// Parses the command line, runs it, and reports errors as one line.
@@ -59,6 +62,7 @@ pub fn main() -> ExitCode {
         Command::D7p(a) => d7p::run(a).map(|()| true),
         // `false`: some tape is not valid and complete.
         Command::Replay(a) => replay::run(a),
+        Command::Show(a) => show::run(a).map(|()| true),
     };
     match result {
         Ok(true) => ExitCode::SUCCESS,
