@@ -92,8 +92,7 @@ fn rounds_under_every_policy_with_tapes() {
             if policy != "fair:d1s2" {
                 let last = golden
                     .iter()
-                    .filter(|g| g["roundId"] == id.as_str() && g["policy"] == policy)
-                    .last()
+                    .rfind(|g| g["roundId"] == id.as_str() && g["policy"] == policy)
                     .unwrap();
                 assert_eq!(rec["score"], last["score"], "{id} {policy}");
                 assert_eq!(rec["moves"], last["move"], "{id} {policy}");

@@ -153,8 +153,7 @@ fn round_runner_and_tapes() {
         for policy in ["center", "random", "greedy"] {
             let last = golden
                 .iter()
-                .filter(|g| g["roundId"] == id.as_str() && g["policy"] == policy)
-                .last()
+                .rfind(|g| g["roundId"] == id.as_str() && g["policy"] == policy)
                 .unwrap();
             let labels = RunLabels {
                 policy: policy.to_string(),

@@ -159,7 +159,7 @@ where
     } else {
         std::thread::scope(|s| {
             for _ in 0..threads {
-                s.spawn(&work);
+                s.spawn(work);
             }
         });
     }

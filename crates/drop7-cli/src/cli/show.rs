@@ -52,6 +52,9 @@ pub struct ShowArgs {
     speed: u64,
 }
 
+/// The move that led to a frame: column, disc, scoreDelta, waves, terminal reason.
+type LastMove = (usize, u8, u64, Vec<Wave>, Option<&'static str>);
+
 /// One frame: the state after `moves` moves.
 struct Frame {
     moves: u32,
@@ -61,13 +64,10 @@ struct Frame {
     rise: u8,
     next: Option<u8>,
     /// (column, disc, scoreDelta, waves, terminal reason) of the move that led here.
-    last: Option<(usize, u8, u64, Vec<Wave>, Option<&'static str>)>,
+    last: Option<LastMove>,
 }
 
-fn frame<G: EngineGame>(
-    g: &G,
-    last: Option<(usize, u8, u64, Vec<Wave>, Option<&'static str>)>,
-) -> Frame {
+fn frame<G: EngineGame>(g: &G, last: Option<LastMove>) -> Frame {
     let p = g.position();
     Frame {
         moves: g.moves_played(),
