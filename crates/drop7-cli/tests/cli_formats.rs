@@ -228,6 +228,16 @@ fn tapes_roundtrip_and_tampering() {
         "invalid-configuration",
         None,
     );
+    // A covered row missing: the last rise has nothing to bring in.
+    let rows = tape["coveredRows"].as_array().unwrap().len();
+    assert!(rows >= 2);
+    check(
+        &|t| {
+            t["coveredRows"].as_array_mut().unwrap().pop();
+        },
+        "invalid-configuration",
+        Some(5 * (rows as u64 - 1)),
+    );
     // Truncated file.
     let p = dir.join("truncated.json");
     std::fs::write(&p, &text[..text.len() / 2]).unwrap();

@@ -54,6 +54,22 @@ pub enum GrayFault {
     },
 }
 
+impl std::fmt::Display for GrayFault {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            GrayFault::MissingRow(r) => {
+                write!(f, "a rise needs covered row {r} but none was given")
+            }
+            GrayFault::MissingValue { column } => {
+                write!(
+                    f,
+                    "a gray disc revealed in column {column} has no hidden value"
+                )
+            }
+        }
+    }
+}
+
 /// The hidden values of the gray discs on a board (per-column stacks, bottom
 /// first, of covered-row indexes) and the covered rows themselves.
 #[derive(Clone, Debug, PartialEq, Eq)]

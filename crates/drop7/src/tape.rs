@@ -351,7 +351,7 @@ pub fn replay<E: CoreEngine>(engine: E, text: &str) -> Replay {
             failure = Some((
                 "invalid-configuration",
                 Some(m),
-                format!("move {m}: {f:?} (coveredRows has {n_rows} rows)"),
+                format!("move {m}: {f} (coveredRows has {n_rows} rows)"),
             ));
             break;
         }
