@@ -298,6 +298,13 @@ mod tests {
             })
         );
         assert_eq!(f.to_string(), "fair:d3s5");
+        assert_eq!("greedy".parse::<PolicySpec>().unwrap(), PolicySpec::Greedy);
+        let d = "d7p: drop7 d7p --policy center"
+            .parse::<PolicySpec>()
+            .unwrap();
+        assert_eq!(d, PolicySpec::D7p("drop7 d7p --policy center"));
+        assert_eq!(d.to_string(), "d7p:drop7 d7p --policy center");
+        assert!("d7p:".parse::<PolicySpec>().is_err());
         for bad in [
             "",
             "centre",
