@@ -390,7 +390,7 @@ fn bad_input_is_one_error_line() {
         vec!["play", "--seed-start", "0xZZ"],
         vec!["play", "--seed-start", "4294967296"],
         vec!["trace", "--seed-start=-1"],
-        vec!["play", "--policy", "greedy"],
+        vec!["play", "--policy", "greediest"],
         vec!["trace", "--policy", "fair:d9s1"],
         vec!["play", "--policy", "fair", "--table", "sa:1000"],
         vec!["play", "--policy", "fair:d2s5", "--table", "lru:x"],

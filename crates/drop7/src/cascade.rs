@@ -291,7 +291,10 @@ fn resolve_from<G: Gravity, R: DiscSource, S: WaveSink>(
             for shift in (0..SIZE as u32).rev() {
                 for c in 0..SIZE {
                     if reveal[c] >> (4 * shift) & 1 != 0 {
-                        let v = u32::from(rng.draw_disc());
+                        // Covered cells beneath this one (latent mode names
+                        // the gray by it; plain sources ignore it).
+                        let below = (cols[c] >> 3) & NIBBLE_ONES & ((1 << (4 * shift)) - 1);
+                        let v = u32::from(rng.reveal_disc(c, below.count_ones()));
                         cols[c] = (cols[c] & !(0xF << (4 * shift))) | (v << (4 * shift));
                         revealed += 1;
                     }

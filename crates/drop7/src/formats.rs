@@ -139,6 +139,17 @@ pub struct GameRecord {
     /// after the move (the trace line's `board`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub trajectory_sha256: Option<String>,
+    /// Scripted round id (`drop7 play --round`); absent for seeded games.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub round: Option<String>,
+    /// Policy choices that were illegal or missing (the first legal column
+    /// was played instead); present for scripted rounds and D7P policies.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub illegal_choices: Option<u32>,
+    /// Moves for which an external D7P engine died, timed out or answered
+    /// garbage (`--policy d7p:…`); absent for built-in policies.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub engine_failures: Option<u32>,
 }
 
 /// Formats a seed as the record's `"0x…"` string (lowercase, 8 digits).

@@ -115,6 +115,7 @@ pub fn apply_move<G: Gravity, R: DiscSource, S: WaveSink>(
             s.terminal = Some(TerminalReason::BlockedRise);
         } else {
             board.rise();
+            rng.rise();
             s.level_advanced = true;
             pos.moves_remaining = DROPS_PER_LEVEL;
             s.score_delta += LEVEL_BONUS;

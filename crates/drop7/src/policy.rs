@@ -1,7 +1,11 @@
 //! Simple policies used by the golden traces and cohort runs (rules.md §10).
 
 use crate::board::Board;
+use crate::game::apply_move;
+use crate::gravity::Portable;
+use crate::position::Position;
 use crate::rng::{Mulberry32, random_policy_seed};
+use crate::runner::{EngineGame, Policy};
 
 /// Center-out column order `[3, 2, 4, 1, 5, 0, 6]`, used by the center policy,
 /// the search's root and max nodes, and tie-breaks.
@@ -45,5 +49,76 @@ impl RandomPolicy {
             return None;
         }
         Some(legal[((u64::from(b) * n as u64) >> 32) as usize])
+    }
+}
+
+/// The greedy **test-data** policy (rules.md §10): the column with the best
+/// immediate `scoreDelta`, preferring moves that do not end the game, ties to
+/// the earlier column in center order 3, 2, 4, 1, 5, 0, 6.
+///
+/// Not a public-information player: it plays every candidate move on a copy
+/// of the real game, so it peeks at that move's real randomness (reveal values,
+/// hidden gray values). It exists so that the reference's greedy games can be
+/// regenerated from the policy itself. Given only a position
+/// ([`Policy::choose`], e.g. under D7P), it rates moves with every reveal
+/// taken as a 4 instead.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct GreedyPolicy;
+
+impl GreedyPolicy {
+    /// The greedy choice among the legal columns, rating each with `try_move`
+    /// (`Some((scoreDelta, ends the game))`, `None` if illegal).
+    pub fn pick(mut try_move: impl FnMut(usize) -> Option<(u64, bool)>) -> Option<usize> {
+        let mut best: Option<(usize, bool, u64)> = None;
+        for c in COLUMN_ORDER {
+            let Some((delta, terminal)) = try_move(c) else {
+                continue;
+            };
+            let better = match best {
+                None => true,
+                Some((_, bt, bd)) => (!terminal, delta) > (!bt, bd),
+            };
+            if better {
+                best = Some((c, terminal, delta));
+            }
+        }
+        best.map(|b| b.0)
+    }
+}
+
+impl Policy for GreedyPolicy {
+    fn new_game(&mut self, _seed: u32) {}
+
+    fn choose(&mut self, pos: &Position) -> Option<usize> {
+        if pos.game_over {
+            return None;
+        }
+        GreedyPolicy::pick(|c| {
+            if !pos.board.is_legal(c) {
+                return None;
+            }
+            let mut p = *pos;
+            let s = apply_move(
+                Portable,
+                &mut p,
+                c,
+                false,
+                &mut crate::latent::ConstDisc(4),
+                &mut (),
+            );
+            Some((s.score_delta, s.terminal.is_some()))
+        })
+    }
+
+    fn choose_in<G: EngineGame>(&mut self, game: &G) -> Option<usize> {
+        if game.position().game_over {
+            return None;
+        }
+        GreedyPolicy::pick(|c| {
+            let mut copy = game.clone();
+            copy.play_move(c, &mut ())
+                .ok()
+                .map(|s| (s.score_delta, s.terminal.is_some()))
+        })
     }
 }

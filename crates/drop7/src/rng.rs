@@ -78,9 +78,30 @@ pub const fn random_policy_seed(seed: u32) -> u32 {
 /// A source of discs 1..=7 for a move: one draw per revealed gray (row-major
 /// within a wave, wave after wave) and one final next-disc draw when the game
 /// goes on (rules.md §4, §5).
+///
+/// Latent-board mode (rules.md §8) hooks in through the two provided methods:
+/// a latent source answers a reveal with the revealed gray's hidden value
+/// instead of a draw, and learns of each successful rise. Both engines call
+/// them; plain sources keep the defaults (a reveal is one draw, a rise draws
+/// nothing).
 pub trait DiscSource {
     /// One draw, mapped to a disc value 1..=7.
     fn draw_disc(&mut self) -> u8;
+
+    /// The value of the gray disc revealed in `column` that has
+    /// `covered_below` covered cells (solid or cracked) beneath it in that
+    /// column at reveal time (grays keep their order within a column through
+    /// gravity, so this names the disc). Default: one draw.
+    #[inline(always)]
+    fn reveal_disc(&mut self, column: usize, covered_below: u32) -> u8 {
+        let _ = (column, covered_below);
+        self.draw_disc()
+    }
+
+    /// Called once per successful rise, right after the new covered row came
+    /// in at the bottom (before the rise cascade). Default: nothing.
+    #[inline(always)]
+    fn rise(&mut self) {}
 }
 
 impl DiscSource for Mulberry32 {
@@ -94,6 +115,14 @@ impl<T: DiscSource + ?Sized> DiscSource for &mut T {
     #[inline]
     fn draw_disc(&mut self) -> u8 {
         (**self).draw_disc()
+    }
+    #[inline]
+    fn reveal_disc(&mut self, column: usize, covered_below: u32) -> u8 {
+        (**self).reveal_disc(column, covered_below)
+    }
+    #[inline]
+    fn rise(&mut self) {
+        (**self).rise();
     }
 }
 

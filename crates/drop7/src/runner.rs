@@ -20,7 +20,8 @@ use crate::position::Position;
 use crate::reference::engine::RefGame;
 
 /// A game as the runner drives it: the packed [`Game`] or the plain [`RefGame`].
-pub trait EngineGame {
+/// `Clone` so that a test-data policy may try moves on a copy (greedy, rules.md §10).
+pub trait EngineGame: Clone {
     /// The public position.
     fn position(&self) -> Position;
     /// Score so far.
@@ -144,6 +145,13 @@ pub trait Policy {
     fn last_search(&self) -> Option<crate::search::SearchStats> {
         None
     }
+
+    /// Chooses with the whole engine game at hand. Every public-information
+    /// policy looks only at the position (the default); the greedy test-data
+    /// policy tries each move on a copy of the game.
+    fn choose_in<G: EngineGame>(&mut self, game: &G) -> Option<usize> {
+        self.choose(&game.position())
+    }
 }
 
 /// The center policy (rules.md §10).
@@ -243,8 +251,7 @@ pub fn play_game_outcome<E: Engine, P: Policy>(
     let mut clears = 0u32;
     let mut reason = StopReason::MoveCap;
     while game.moves_played() < max_moves {
-        let pos = game.position();
-        let Some(column) = policy.choose(&pos) else {
+        let Some(column) = policy.choose_in(&game) else {
             // Unreachable: a live game always has a legal column.
             reason = StopReason::NoLegalColumn;
             break;
@@ -349,9 +356,8 @@ pub fn play_game_detailed<E: Engine, P: Policy>(
         if ctl.stopped() {
             return None;
         }
-        let pos = game.position();
         let t = Instant::now();
-        let choice = policy.choose(&pos);
+        let choice = policy.choose_in(&game);
         if let Some(s) = policy.last_search() {
             latencies.push(round_us(t.elapsed().as_secs_f64() * 1e3));
             work += s.work;
@@ -781,7 +787,7 @@ pub fn trace_game<E: Engine, P: Policy>(
     policy.new_game(seed);
     while game.moves_played() < max_moves {
         let pos = game.position();
-        let Some(column) = policy.choose(&pos) else {
+        let Some(column) = policy.choose_in(&game) else {
             break;
         };
         let mut waves = Vec::new();

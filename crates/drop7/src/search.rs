@@ -125,6 +125,9 @@ use crate::position::Position;
 use crate::strata::{StratifiedRandom, sampled_next_disc, scenario_seed};
 use crate::table::{Key, Table};
 
+/// Work between two polls of a stop flag (see [`FairSearch::set_stop`]).
+const STOP_POLL_WORK: u64 = 4096;
+
 /// Largest supported strata count.
 pub const MAX_STRATA: u32 = 32;
 /// Largest supported depth.
@@ -197,6 +200,10 @@ pub struct FairSearch<L: Leaf, T: Table, G: Gravity> {
     root_settled: bool,
     /// Where a watcher reads how far a long decision is.
     progress: Option<std::sync::Arc<SearchProgress>>,
+    /// Optional stop flag, polled every `STOP_POLL_WORK` work on the budget's slow path.
+    stop: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
+    /// Work at which the budget check takes its slow path next.
+    poll_at: std::cell::Cell<u64>,
 }
 
 /// How far a running decision is, for a progress display on another thread
@@ -224,6 +231,8 @@ impl<L: Leaf, T: Table, G: Gravity> FairSearch<L, T, G> {
             stats: SearchStats::default(),
             root_settled: true,
             progress: None,
+            stop: None,
+            poll_at: std::cell::Cell::new(0),
         }
     }
 
@@ -243,6 +252,14 @@ impl<L: Leaf, T: Table, G: Gravity> FairSearch<L, T, G> {
         }
     }
 
+    /// Installs (or removes) a stop flag: once it is set, the running
+    /// decision abandons its iteration as if the work cap had fired and
+    /// answers from the deepest completed iteration (the D7P `stop`). Polled
+    /// every few thousand work units; without a flag nothing changes.
+    pub fn set_stop(&mut self, flag: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>) {
+        self.stop = flag;
+    }
+
     /// The configuration.
     pub fn config(&self) -> SearchConfig {
         self.config
@@ -259,8 +276,20 @@ impl<L: Leaf, T: Table, G: Gravity> FairSearch<L, T, G> {
     /// reported in source orientation. A game-over root gives action `None`,
     /// depth 0, no values and zero counters (search.md §7).
     pub fn decide(&mut self, source: &Position) -> Decision {
+        self.decide_reporting(source, |_, _, _| {})
+    }
+
+    /// [`Self::decide`], calling `report(depth, values, work)` after each
+    /// completed iteration (values in source orientation, `None` for an
+    /// illegal column; work so far), e.g. for D7P `info depth` lines.
+    pub fn decide_reporting(
+        &mut self,
+        source: &Position,
+        mut report: impl FnMut(u32, &[Option<f64>; 7], u64),
+    ) -> Decision {
         self.table.clear();
         self.stats = SearchStats::default();
+        self.poll_at.set(self.next_poll());
         let mut decision = Decision::none();
         if source.game_over {
             return decision;
@@ -273,6 +302,11 @@ impl<L: Leaf, T: Table, G: Gravity> FairSearch<L, T, G> {
             self.publish(Some(d));
             match self.root_iteration(&root, d) {
                 Ok(Some(r)) => {
+                    let mut shown = [None; 7];
+                    for c in 0..7 {
+                        shown[if mirrored { 6 - c } else { c }] = r.1[c];
+                    }
+                    report(d, &shown, self.stats.work);
                     completed = Some(r);
                     decision.completed_depth = d;
                 }
@@ -333,10 +367,36 @@ impl<L: Leaf, T: Table, G: Gravity> FairSearch<L, T, G> {
 
     #[inline(always)]
     fn check_budget(&self) -> Step<()> {
-        if self.stats.work >= self.config.max_work {
-            Err(WorkLimitReached)
+        if self.stats.work >= self.poll_at.get() {
+            self.check_budget_slow()
         } else {
             Ok(())
+        }
+    }
+
+    /// The work cap, then the stop flag (if any).
+    #[cold]
+    fn check_budget_slow(&self) -> Step<()> {
+        if self.stats.work >= self.config.max_work
+            || self
+                .stop
+                .as_ref()
+                .is_some_and(|f| f.load(std::sync::atomic::Ordering::Relaxed))
+        {
+            return Err(WorkLimitReached);
+        }
+        self.poll_at.set(self.next_poll());
+        Ok(())
+    }
+
+    /// Where the next slow budget check happens: the cap, or sooner with a stop flag.
+    fn next_poll(&self) -> u64 {
+        match self.stop {
+            None => self.config.max_work,
+            Some(_) => self
+                .config
+                .max_work
+                .min(self.stats.work.saturating_add(STOP_POLL_WORK)),
         }
     }
 

@@ -6,8 +6,12 @@
 
 pub mod bench;
 pub mod cohort;
+pub mod d7p;
 pub mod decide;
 pub mod play;
+pub mod replay;
+pub mod rounds;
+pub mod show;
 pub mod spec;
 pub mod trace;
 
@@ -42,6 +46,12 @@ enum Command {
     Summary(cohort::SummaryArgs),
     /// Compare two cohorts seed by seed: paired deltas, bound, detection floor.
     Compare(cohort::CompareArgs),
+    /// Speak D7P (the Drop7 policy protocol) on stdin/stdout as a policy engine.
+    D7p(d7p::D7pArgs),
+    /// Verify recorded tapes move by move; one JSON line per tape.
+    Replay(replay::ReplayArgs),
+    /// Show a game move by move in the terminal (a tape, or --seed S --policy P).
+    Show(show::ShowArgs),
 }
 
 /// Parses the command line, runs it, and reports errors as one line.
@@ -60,6 +70,10 @@ pub fn main() -> ExitCode {
         Command::Merge(a) => cohort::run_merge(a).map(|()| true),
         Command::Summary(a) => cohort::run_summary(a).map(|()| true),
         Command::Compare(a) => cohort::run_compare(a).map(|()| true),
+        Command::D7p(a) => d7p::run(a).map(|()| true),
+        // `false`: some tape is not valid and complete.
+        Command::Replay(a) => replay::run(a),
+        Command::Show(a) => show::run(a).map(|()| true),
     };
     match result {
         Ok(true) => ExitCode::SUCCESS,

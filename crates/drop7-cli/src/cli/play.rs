@@ -57,6 +57,16 @@ pub struct PlayArgs {
     /// No progress display on stderr (it is also off when stderr is not a terminal).
     #[arg(long)]
     quiet: bool,
+    /// Play scripted rounds (`drop7-scripted-round-v1` files) instead of
+    /// seeds: one record per round, in the order given; the move cap comes
+    /// from each file (--games, --seed-start, --driver and --max-moves do not apply).
+    #[arg(long, num_args = 1.., value_name = "FILE", conflicts_with = "resume")]
+    round: Vec<PathBuf>,
+    /// Also write every game as a recorded tape (`drop7-recorded-game-v2`)
+    /// into DIR, one file per game: `SEED.tape.json` (e.g. 0x00000001) or
+    /// `ROUND-ID.tape.json`.
+    #[arg(long, value_name = "DIR")]
+    tapes: Option<PathBuf>,
 }
 
 /// Most worker threads a run may ask for.
@@ -93,7 +103,21 @@ fn run_template(setup: &GameSetup, labels: &RunLabels, shard: Option<&str>) -> G
 
 /// Runs `drop7 play`.
 pub fn run(args: &PlayArgs) -> Result<()> {
+    if !args.round.is_empty() {
+        return super::rounds::run(
+            &args.game,
+            &args.round,
+            args.threads,
+            args.out.as_deref(),
+            args.tapes.as_deref(),
+        );
+    }
     let setup = args.game.resolve(args.games)?;
+    if let Some(dir) = &args.tapes {
+        std::fs::create_dir_all(dir)
+            .with_context(|| format!("cannot create --tapes directory {}", dir.display()))?;
+    }
+    let tape_errors = super::rounds::TapeErrors::default();
     match args.threads {
         Some(0) => bail!("--threads must be at least 1"),
         Some(t) if t > MAX_THREADS => bail!("--threads {t} exceeds the limit of {MAX_THREADS}"),
@@ -153,7 +177,13 @@ pub fn run(args: &PlayArgs) -> Result<()> {
     let show = !args.quiet && io::stderr().is_terminal();
     let progress = Progress::new(cfg.games, show, fair);
     let mut last_flush = Instant::now();
+    let is_d7p = matches!(setup.policy, super::spec::PolicySpec::D7p(_));
     let mut on_record = |mut rec: GameRecord| -> io::Result<()> {
+        if is_d7p && let Ok(seed) = drop7::formats::parse_seed(&rec.seed) {
+            let (failures, illegal) = super::d7p::take_counts(seed);
+            rec.engine_failures = Some(failures);
+            rec.illegal_choices = Some(illegal);
+        }
         if let Some(w) = writer.as_mut() {
             rec.table.clone_from(&template.table);
             rec.max_work = template.max_work;
@@ -189,7 +219,21 @@ pub fn run(args: &PlayArgs) -> Result<()> {
         std::thread::scope(|scope| {
             let ticker = progress.spawn_ticker(scope, &moves_live);
             let r = with_engine!(setup.engine, |engine| with_policy!(setup, |make| {
-                run_cohort_with(engine, make, &cfg, &ctl, &mut on_record)
+                match &args.tapes {
+                    None => run_cohort_with(engine, make, &cfg, &ctl, &mut on_record),
+                    Some(dir) => {
+                        let taping = || {
+                            super::rounds::Taping::new(
+                                make(),
+                                dir.clone(),
+                                setup.driver,
+                                setup.policy.to_string(),
+                                tape_errors.clone(),
+                            )
+                        };
+                        run_cohort_with(engine, taping, &cfg, &ctl, &mut on_record)
+                    }
+                }
             }));
             progress.finish();
             drop(ticker);
@@ -197,6 +241,7 @@ pub fn run(args: &PlayArgs) -> Result<()> {
         })?
         .with_context(io_context)?
     };
+    tape_errors.check()?;
     if let Some(mut w) = writer {
         w.flush().with_context(io_context)?;
         w.get_ref().sync_data().with_context(io_context)?;

@@ -23,6 +23,11 @@ pub enum PolicySpec {
     /// The fair expectimax search (`fair` = the frozen reference's d4s5, or
     /// `fair:dDsS`), one searcher with its own table per worker.
     Fair(FairSpec),
+    /// The greedy test-data policy (rules.md §10; peeks at the move's real
+    /// randomness, so not a public-information player).
+    Greedy,
+    /// An external D7P engine run with `sh -c COMMAND` (one per worker).
+    D7p(&'static str),
 }
 
 impl fmt::Display for PolicySpec {
@@ -31,6 +36,8 @@ impl fmt::Display for PolicySpec {
             PolicySpec::Center => f.write_str("center"),
             PolicySpec::Random => f.write_str("random"),
             PolicySpec::Fair(spec) => spec.fmt(f),
+            PolicySpec::Greedy => f.write_str("greedy"),
+            PolicySpec::D7p(cmd) => write!(f, "d7p:{cmd}"),
         }
     }
 }
@@ -41,8 +48,19 @@ impl FromStr for PolicySpec {
         match s {
             "center" => Ok(PolicySpec::Center),
             "random" => Ok(PolicySpec::Random),
+            "greedy" => Ok(PolicySpec::Greedy),
             _ if s.starts_with("fair") => Ok(PolicySpec::Fair(s.parse().context("--policy")?)),
-            _ => bail!("unknown --policy {s:?} (expected center, random, fair or fair:dDsS)"),
+            _ if s.starts_with("d7p:") => {
+                let cmd = s["d7p:".len()..].trim();
+                if cmd.is_empty() {
+                    bail!("--policy d7p:COMMAND needs a command (e.g. d7p:\"drop7 d7p\")");
+                }
+                // One command per run: leaked once so that the spec stays `Copy`.
+                Ok(PolicySpec::D7p(Box::leak(cmd.to_string().into_boxed_str())))
+            }
+            _ => bail!(
+                "unknown --policy {s:?} (expected center, random, greedy, fair, fair:dDsS or d7p:COMMAND)"
+            ),
         }
     }
 }
@@ -103,7 +121,8 @@ pub fn parse_driver(s: &str) -> Result<DriverKind> {
 /// Options shared by `play` and `trace`.
 #[derive(Args, Debug, Clone)]
 pub struct GameArgs {
-    /// Policy: center, random, fair (the reference d4s5) or fair:dDsS (e.g. fair:d4s7).
+    /// Policy: center, random, greedy (test data only), fair (the reference
+    /// d4s5), fair:dDsS (e.g. fair:d4s7) or d7p:"COMMAND" (an external D7P engine).
     #[arg(long, default_value = "center", value_name = "POLICY")]
     pub policy: String,
     /// Transposition table of a fair policy: none, lru:C, dm:N or sa:N[:W].
@@ -253,6 +272,15 @@ macro_rules! with_policy {
                 let $make = drop7::runner::RandomParityPolicy::default;
                 anyhow::Ok($body)
             }
+            $crate::cli::spec::PolicySpec::Greedy => {
+                let $make = || drop7::policy::GreedyPolicy;
+                anyhow::Ok($body)
+            }
+            $crate::cli::spec::PolicySpec::D7p(cmd) => {
+                let timeout = $crate::cli::d7p::move_timeout()?;
+                let $make = move || $crate::cli::d7p::D7pPolicy::new(cmd, timeout);
+                anyhow::Ok($body)
+            }
             $crate::cli::spec::PolicySpec::Fair(fair) => {
                 let config = fair.config($setup.max_work);
                 drop7::with_gravity!($setup.search_gravity, |g| drop7::with_table!(
@@ -297,6 +325,13 @@ mod tests {
             })
         );
         assert_eq!(f.to_string(), "fair:d3s5");
+        assert_eq!("greedy".parse::<PolicySpec>().unwrap(), PolicySpec::Greedy);
+        let d = "d7p: drop7 d7p --policy center"
+            .parse::<PolicySpec>()
+            .unwrap();
+        assert_eq!(d, PolicySpec::D7p("drop7 d7p --policy center"));
+        assert_eq!(d.to_string(), "d7p:drop7 d7p --policy center");
+        assert!("d7p:".parse::<PolicySpec>().is_err());
         for bad in [
             "",
             "centre",

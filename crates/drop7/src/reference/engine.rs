@@ -143,7 +143,11 @@ fn cascade(b: &mut Cells, mut depth: u32, rng: &mut impl DiscSource, waves: &mut
             }
         }
         for &i in &revealed_cells {
-            b[i] = rng.draw_disc();
+            let (r, c) = (i / SIZE, i % SIZE);
+            let below = (r + 1..SIZE)
+                .filter(|&r2| is_covered(b[r2 * SIZE + c]))
+                .count();
+            b[i] = rng.reveal_disc(c, below as u32);
         }
         let wave_pts = u64::from(cleared) * wave_points(depth);
         points += wave_pts;
@@ -218,6 +222,7 @@ impl RefState {
                 for c in 0..SIZE {
                     b[6 * SIZE + c] = SOLID;
                 }
+                rng.rise();
                 self.level += 1;
                 self.moves_remaining = 5;
                 delta += LEVEL_BONUS;

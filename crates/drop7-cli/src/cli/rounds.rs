@@ -1,0 +1,292 @@
+//! `drop7 play --round FILE...` (scripted rounds, formats.md) and `--tapes DIR`
+//! (recorded tapes of every game played).
+
+use std::fs;
+use std::io::{self, BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+use anyhow::{Context, Result, anyhow, bail};
+use drop7::formats::{GameRecord, seed_hex};
+use drop7::game::DriverKind;
+use drop7::gravity::Portable;
+use drop7::latent::{CoreEngine, TrackedGame};
+use drop7::position::Position;
+use drop7::round::{RoundResult, ScriptedRound, play_round};
+use drop7::runner::{EngineGame, PackedEngine, Policy, RunLabels, available_threads};
+use drop7::tape::Tape;
+
+use super::spec::{GameArgs, PolicySpec, with_engine, with_policy};
+
+/// The first error met while writing tapes from worker threads.
+#[derive(Clone, Default)]
+pub struct TapeErrors(Arc<Mutex<Option<String>>>);
+
+impl TapeErrors {
+    fn note(&self, e: String) {
+        let mut g = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        g.get_or_insert(e);
+    }
+
+    /// Fails with the first error noted.
+    pub fn check(&self) -> Result<()> {
+        match self.0.lock().unwrap_or_else(|p| p.into_inner()).take() {
+            Some(e) => Err(anyhow!(e)),
+            None => Ok(()),
+        }
+    }
+}
+
+fn write_tape(dir: &Path, name: &str, tape: &Tape) -> Result<(), String> {
+    let path = dir.join(format!("{name}.tape.json"));
+    let text = serde_json::to_string(tape).map_err(|e| e.to_string())?;
+    fs::write(&path, text + "\n").map_err(|e| format!("writing tape {}: {e}", path.display()))
+}
+
+/// A policy wrapper that notes each game's columns and writes its tape when
+/// the next game starts (or the worker ends): the tape is rebuilt from
+/// (seed, driver, columns) on the packed engine, its reveal values written down.
+pub struct Taping<P: Policy> {
+    inner: P,
+    dir: PathBuf,
+    driver: DriverKind,
+    policy: String,
+    errors: TapeErrors,
+    game: Option<(u32, Vec<u8>)>,
+}
+
+impl<P: Policy> Taping<P> {
+    /// Wraps `inner`; tapes go to `dir`.
+    pub fn new(
+        inner: P,
+        dir: PathBuf,
+        driver: DriverKind,
+        policy: String,
+        errors: TapeErrors,
+    ) -> Self {
+        Taping {
+            inner,
+            dir,
+            driver,
+            policy,
+            errors,
+            game: None,
+        }
+    }
+
+    fn flush(&mut self) {
+        let Some((seed, columns)) = self.game.take() else {
+            return;
+        };
+        let mut g = match self.driver {
+            DriverKind::Headless => TrackedGame::headless(PackedEngine(Portable), seed),
+            DriverKind::Stream => TrackedGame::stream(PackedEngine(Portable), seed),
+        };
+        for &c in &columns {
+            if g.play_move(usize::from(c), &mut ()).is_err() {
+                break;
+            }
+        }
+        let mut tape = Tape::of_game(&g);
+        tape.seed = Some(seed_hex(seed));
+        tape.policy = Some(self.policy.clone());
+        tape.driver = Some(self.driver.as_str().to_string());
+        if let Err(e) = write_tape(&self.dir, &seed_hex(seed), &tape) {
+            self.errors.note(e);
+        }
+    }
+}
+
+impl<P: Policy> Drop for Taping<P> {
+    fn drop(&mut self) {
+        self.flush();
+    }
+}
+
+impl<P: Policy> Policy for Taping<P> {
+    fn new_game(&mut self, seed: u32) {
+        self.flush();
+        self.game = Some((seed, Vec::new()));
+        self.inner.new_game(seed);
+    }
+    fn choose(&mut self, pos: &Position) -> Option<usize> {
+        let c = self.inner.choose(pos);
+        self.note(c)
+    }
+    fn choose_in<G: EngineGame>(&mut self, game: &G) -> Option<usize> {
+        let c = self.inner.choose_in(game);
+        self.note(c)
+    }
+    fn last_search(&self) -> Option<drop7::search::SearchStats> {
+        self.inner.last_search()
+    }
+}
+
+impl<P: Policy> Taping<P> {
+    fn note(&mut self, c: Option<usize>) -> Option<usize> {
+        if let (Some(c), Some((_, cols))) = (c, self.game.as_mut()) {
+            cols.push(c as u8);
+        }
+        c
+    }
+}
+
+/// Plays `rounds` on up to `threads` workers; results in the order given.
+fn play_all<E, P, F>(
+    engine: E,
+    make: F,
+    rounds: &[ScriptedRound],
+    labels: &RunLabels,
+    threads: usize,
+) -> Vec<RoundResult>
+where
+    E: CoreEngine + Send + Sync,
+    P: Policy,
+    F: Fn() -> P + Sync,
+{
+    let slots: Vec<Mutex<Option<RoundResult>>> = rounds.iter().map(|_| Mutex::new(None)).collect();
+    let cursor = AtomicUsize::new(0);
+    let work = || {
+        let mut policy = make();
+        loop {
+            let i = cursor.fetch_add(1, Ordering::Relaxed);
+            let Some(r) = rounds.get(i) else { break };
+            let res = play_round(engine, &mut policy, r, labels);
+            *slots[i].lock().unwrap_or_else(|p| p.into_inner()) = Some(res);
+        }
+    };
+    let threads = threads.clamp(1, rounds.len().max(1));
+    if threads == 1 {
+        work();
+    } else {
+        std::thread::scope(|s| {
+            for _ in 0..threads {
+                s.spawn(work);
+            }
+        });
+    }
+    slots
+        .into_iter()
+        .filter_map(|m| m.into_inner().unwrap_or_else(|p| p.into_inner()))
+        .collect()
+}
+
+/// Runs `drop7 play --round FILE...`.
+pub fn run(
+    game: &GameArgs,
+    files: &[PathBuf],
+    threads: Option<usize>,
+    out: Option<&Path>,
+    tapes: Option<&Path>,
+) -> Result<()> {
+    let setup = game.resolve(1)?;
+    let mut rounds = Vec::new();
+    for f in files {
+        let text =
+            fs::read(f).with_context(|| format!("cannot read round file {}", f.display()))?;
+        let text = String::from_utf8(text)
+            .map_err(|_| anyhow!("round file {}: not UTF-8 text", f.display()))?;
+        let r =
+            ScriptedRound::parse(&text).map_err(|e| anyhow!("round file {}: {e}", f.display()))?;
+        rounds.push(r);
+    }
+    if let Some(dir) = tapes {
+        fs::create_dir_all(dir)
+            .with_context(|| format!("cannot create --tapes directory {}", dir.display()))?;
+    }
+    let mut writer = match out {
+        None => None,
+        Some(p) => {
+            Some(BufWriter::new(fs::File::create(p).with_context(|| {
+                format!("cannot create --out {}", p.display())
+            })?))
+        }
+    };
+    let labels = RunLabels {
+        policy: setup.policy.to_string(),
+        driver: DriverKind::Headless,
+    };
+    let threads = match threads {
+        Some(0) => bail!("--threads must be at least 1"),
+        Some(t) => t,
+        None => available_threads(),
+    };
+    let started = std::time::Instant::now();
+    let results = with_engine!(setup.engine, |engine| with_policy!(setup, |make| {
+        play_all(engine, make, &rounds, &labels, threads)
+    }))?;
+    let is_d7p = matches!(setup.policy, PolicySpec::D7p(_));
+    let mut o = io::stdout().lock();
+    let mut total = 0u128;
+    for (r, res) in rounds.iter().zip(results) {
+        let mut rec: GameRecord = res.record;
+        if is_d7p {
+            let (failures, illegal) = super::d7p::take_counts(r.generator_seed);
+            rec.engine_failures = Some(failures);
+            rec.illegal_choices = Some(rec.illegal_choices.unwrap_or(0) + illegal);
+        }
+        if let Some(w) = writer.as_mut() {
+            serde_json::to_writer(&mut *w, &rec)?;
+            w.write_all(b"\n")?;
+        }
+        if let Some(dir) = tapes {
+            write_tape(dir, &r.id, &res.tape).map_err(|e| anyhow!(e))?;
+        }
+        total += u128::from(rec.score);
+        let mut extra = String::new();
+        if rec.censored {
+            extra.push_str(", censored at the move cap");
+        }
+        if let Some(n) = rec.illegal_choices.filter(|&n| n > 0) {
+            extra.push_str(&format!(", {n} illegal choices"));
+        }
+        if let Some(n) = rec.engine_failures.filter(|&n| n > 0) {
+            extra.push_str(&format!(", {n} engine failures"));
+        }
+        writeln!(
+            o,
+            "round      {} score {} moves {} level {} ({}){extra}",
+            r.id,
+            rec.score,
+            rec.moves,
+            rec.levels,
+            rec.terminal_reason_str()
+        )?;
+    }
+    if let Some(mut w) = writer {
+        w.flush()
+            .with_context(|| format!("writing --out {}", out.unwrap_or(Path::new("")).display()))?;
+    }
+    writeln!(
+        o,
+        "rounds     {} (policy {}, engine {}), mean score {:.1}, {:.3} s",
+        rounds.len(),
+        setup.policy,
+        setup.engine.name(),
+        total as f64 / rounds.len().max(1) as f64,
+        started.elapsed().as_secs_f64()
+    )?;
+    if let Some(p) = out {
+        writeln!(o, "records    {}", p.display())?;
+    }
+    if let Some(d) = tapes {
+        writeln!(o, "tapes      {}", d.display())?;
+    }
+    o.flush()?;
+    Ok(())
+}
+
+trait ReasonStr {
+    fn terminal_reason_str(&self) -> &'static str;
+}
+
+impl ReasonStr for GameRecord {
+    fn terminal_reason_str(&self) -> &'static str {
+        match self.terminal_reason {
+            drop7::formats::StopReason::BlockedRise => "blocked-rise",
+            drop7::formats::StopReason::NoLegalColumn => "no-legal-column",
+            drop7::formats::StopReason::MoveCap => "move-cap",
+        }
+    }
+}

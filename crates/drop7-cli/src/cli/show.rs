@@ -1,0 +1,376 @@
+//! `drop7 show TAPE | --seed S --policy P`: a game move by move in the
+//! terminal (ratatui): coloured discs, solid and cracked grays, score, level,
+//! drops to the rise, the move's waves. Arrow keys step, space plays at
+//! `--speed`, `q` quits. `--plain` prints every frame as text instead (no
+//! terminal needed; for tests and pipes).
+
+use std::io::{self, IsTerminal, Write};
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result, anyhow, bail};
+use clap::Args;
+use drop7::board::{CELLS, SIZE};
+use drop7::cascade::Wave;
+use drop7::formats::parse_seed;
+use drop7::game::DriverKind;
+use drop7::gravity::Portable;
+use drop7::latent::{CoreEngine, TrackedGame};
+use drop7::runner::{EngineGame, PackedEngine, Policy};
+use drop7::tape::replay;
+use ratatui::crossterm::event::{self, Event, KeyCode, KeyEventKind};
+use ratatui::layout::{Constraint, Layout};
+use ratatui::style::{Color, Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Paragraph};
+
+use super::spec::{GameArgs, with_policy};
+
+/// Options of `drop7 show`.
+#[derive(Args, Debug)]
+pub struct ShowArgs {
+    /// A recorded tape to show (else a game is played from --seed).
+    #[arg(value_name = "TAPE")]
+    tape: Option<PathBuf>,
+    /// Play and show the game of this seed (decimal or 0x hex).
+    #[arg(long, value_name = "SEED", conflicts_with = "tape")]
+    seed: Option<String>,
+    /// Policy of a played game: center, random, greedy, fair, fair:dDsS or d7p:"COMMAND".
+    #[arg(long, default_value = "center", value_name = "POLICY")]
+    policy: String,
+    /// Driver of a played game: headless or stream.
+    #[arg(long, default_value = "headless", value_name = "DRIVER")]
+    driver: String,
+    /// Move cap of a played game.
+    #[arg(long, default_value_t = 2000, value_name = "M")]
+    max_moves: u32,
+    /// Print every frame as plain text and exit (no terminal needed).
+    #[arg(long)]
+    plain: bool,
+    /// Milliseconds per move when playing (space toggles play).
+    #[arg(long, default_value_t = 400, value_name = "MS")]
+    speed: u64,
+}
+
+/// The move that led to a frame: column, disc, scoreDelta, waves, terminal reason.
+type LastMove = (usize, u8, u64, Vec<Wave>, Option<&'static str>);
+
+/// One frame: the state after `moves` moves.
+struct Frame {
+    moves: u32,
+    cells: [u8; CELLS],
+    score: u64,
+    level: u32,
+    rise: u8,
+    next: Option<u8>,
+    /// (column, disc, scoreDelta, waves, terminal reason) of the move that led here.
+    last: Option<LastMove>,
+}
+
+fn frame<G: EngineGame>(g: &G, last: Option<LastMove>) -> Frame {
+    let p = g.position();
+    Frame {
+        moves: g.moves_played(),
+        cells: p.board.to_cells(),
+        score: g.score(),
+        level: g.level(),
+        rise: p.moves_remaining,
+        next: (!p.game_over).then_some(p.next_disc),
+        last,
+    }
+}
+
+/// Plays `columns` (or asks `choose`) on `game`, collecting frames.
+fn collect<C: drop7::latent::EngineCore>(
+    mut game: TrackedGame<C>,
+    max_moves: u32,
+    mut choose: impl FnMut(&TrackedGame<C>) -> Option<usize>,
+) -> Vec<Frame> {
+    let mut frames = vec![frame(&game, None)];
+    while game.moves_played() < max_moves && !game.position().game_over {
+        let Some(c) = choose(&game) else { break };
+        let disc = game.position().next_disc;
+        let mut waves = Vec::new();
+        let Ok(s) = game.play_move(c, &mut waves) else {
+            break;
+        };
+        let term = s.terminal.map(|t| t.as_str());
+        frames.push(frame(&game, Some((c, disc, s.score_delta, waves, term))));
+    }
+    frames
+}
+
+fn from_tape(path: &PathBuf) -> Result<(String, Vec<Frame>)> {
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("cannot read tape {}", path.display()))?;
+    let rep = replay(PackedEngine(Portable), &text);
+    if !rep.valid && rep.failure.as_deref() != Some("incomplete-game") {
+        bail!(
+            "tape {}: {} ({})",
+            path.display(),
+            rep.failure.unwrap_or_default(),
+            rep.error.unwrap_or_default()
+        );
+    }
+    let v: serde_json::Value = serde_json::from_str(&text)?;
+    let nums = |k: &str| -> Vec<u8> {
+        v[k].as_array()
+            .map(|a| {
+                a.iter()
+                    .filter_map(|x| x.as_u64())
+                    .map(|x| x as u8)
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let columns = nums("columns");
+    let rows: Vec<[u8; SIZE]> = serde_json::from_value(v["coveredRows"].clone())
+        .map_err(|e| anyhow!("tape {}: coveredRows: {e}", path.display()))?;
+    let game = TrackedGame::latent_with(PackedEngine(Portable), rows, nums("discs"), 1);
+    let mut i = 0;
+    let frames = collect(game, u32::MAX, |_| {
+        i += 1;
+        columns.get(i - 1).map(|&c| usize::from(c))
+    });
+    Ok((format!("tape {}", path.display()), frames))
+}
+
+fn from_seed(args: &ShowArgs, seed: &str) -> Result<(String, Vec<Frame>)> {
+    let seed = parse_seed(seed).map_err(|e| anyhow!("--seed: {e}"))?;
+    let game_args = GameArgs {
+        policy: args.policy.clone(),
+        table: "sa:65536:4".into(),
+        max_work: None,
+        driver: args.driver.clone(),
+        seed_start: seed.to_string(),
+        max_moves: args.max_moves,
+        engine: "packed".into(),
+        gravity: Some("portable".into()),
+    };
+    let setup = game_args.resolve(1)?;
+    let engine = PackedEngine(Portable);
+    let frames = with_policy!(setup, |make| {
+        let mut policy = make();
+        policy.new_game(seed);
+        let game = start(engine, setup.driver, seed);
+        collect(game, setup.max_moves, |g| policy.choose_in(g))
+    })?;
+    Ok((
+        format!(
+            "seed 0x{seed:08x}, policy {}, driver {}",
+            setup.policy,
+            setup.driver.as_str()
+        ),
+        frames,
+    ))
+}
+
+fn start<E: CoreEngine>(engine: E, driver: DriverKind, seed: u32) -> TrackedGame<E::Core> {
+    match driver {
+        DriverKind::Headless => TrackedGame::headless(engine, seed),
+        DriverKind::Stream => TrackedGame::stream(engine, seed),
+    }
+}
+
+/// Runs `drop7 show`.
+pub fn run(args: &ShowArgs) -> Result<()> {
+    let (title, frames) = match (&args.tape, &args.seed) {
+        (Some(t), _) => from_tape(t)?,
+        (None, Some(s)) => from_seed(args, s)?,
+        (None, None) => bail!("give a TAPE file or --seed S (with --policy P)"),
+    };
+    if args.plain {
+        let mut o = io::stdout().lock();
+        writeln!(o, "{title}: {} moves", frames.len() - 1)?;
+        writeln!(
+            o,
+            "legend: . empty, 1-7 numbered disc, # solid gray, % cracked gray"
+        )?;
+        for f in &frames {
+            writeln!(o)?;
+            for l in header(f, frames.len() - 1) {
+                writeln!(o, "{l}")?;
+            }
+            for r in 0..SIZE {
+                let row: Vec<String> = (0..SIZE)
+                    .map(|c| plain_cell(f.cells[r * SIZE + c]).to_string())
+                    .collect();
+                writeln!(o, "  {}", row.join(" "))?;
+            }
+        }
+        return o.flush().context("writing stdout");
+    }
+    if !io::stdout().is_terminal() {
+        bail!("drop7 show needs a terminal (use --plain for a text dump)");
+    }
+    interactive(&title, &frames, Duration::from_millis(args.speed.max(10)))
+}
+
+fn plain_cell(v: u8) -> char {
+    match v {
+        0 => '.',
+        8 => '#',
+        9 => '%',
+        d => char::from(b'0' + d),
+    }
+}
+
+/// The text lines above the board of a frame.
+fn header(f: &Frame, total: usize) -> Vec<String> {
+    let next = f.next.map_or("-".to_string(), |n| n.to_string());
+    let mut lines = vec![format!(
+        "move {}/{total}  score {}  level {}  rise in {}  next {next}",
+        f.moves, f.score, f.level, f.rise
+    )];
+    match &f.last {
+        None => lines.push("opening position".into()),
+        Some((c, d, delta, waves, term)) => {
+            let mut s = format!("dropped {d} in column {c}: +{delta}");
+            if let Some(t) = term {
+                s.push_str(&format!("  GAME OVER ({t})"));
+            }
+            lines.push(s);
+            let w: Vec<String> = waves
+                .iter()
+                .map(|w| {
+                    let mut s = format!("wave {}: {} popped +{}", w.depth, w.cleared, w.points);
+                    if w.revealed > 0 {
+                        s.push_str(&format!(", {} revealed", w.revealed));
+                    }
+                    s
+                })
+                .collect();
+            lines.push(if w.is_empty() {
+                "no waves".into()
+            } else {
+                w.join(" | ")
+            });
+        }
+    }
+    lines
+}
+
+fn disc_style(v: u8) -> (String, Style) {
+    let colour = match v {
+        1 => Color::Green,
+        2 => Color::Yellow,
+        3 => Color::LightYellow,
+        4 => Color::Red,
+        5 => Color::Magenta,
+        6 => Color::Cyan,
+        7 => Color::Blue,
+        _ => Color::Reset,
+    };
+    match v {
+        0 => (" · ".into(), Style::default().fg(Color::DarkGray)),
+        8 => (
+            " ■ ".into(),
+            Style::default().fg(Color::White).bg(Color::DarkGray),
+        ),
+        9 => (
+            " □ ".into(),
+            Style::default().fg(Color::White).bg(Color::DarkGray),
+        ),
+        d => (
+            format!(" {d} "),
+            Style::default()
+                .fg(Color::Black)
+                .bg(colour)
+                .add_modifier(Modifier::BOLD),
+        ),
+    }
+}
+
+fn interactive(title: &str, frames: &[Frame], speed: Duration) -> Result<()> {
+    let mut terminal = ratatui::try_init().context("cannot start the terminal UI")?;
+    let result = (|| -> Result<()> {
+        let mut at = 0usize;
+        let mut playing = false;
+        let mut speed = speed;
+        let mut last_step = Instant::now();
+        let total = frames.len() - 1;
+        loop {
+            let f = &frames[at];
+            terminal.draw(|fr| {
+                let area = fr.area();
+                let [top, board_area, help] = Layout::vertical([
+                    Constraint::Length(4),
+                    Constraint::Length(SIZE as u16 + 2),
+                    Constraint::Min(1),
+                ])
+                .areas(area);
+                let mut lines: Vec<Line> = vec![Line::from(Span::styled(
+                    title.to_string(),
+                    Style::default().add_modifier(Modifier::BOLD),
+                ))];
+                lines.extend(header(f, total).into_iter().map(Line::from));
+                fr.render_widget(Paragraph::new(lines), top);
+                let rows: Vec<Line> = (0..SIZE)
+                    .map(|r| {
+                        Line::from(
+                            (0..SIZE)
+                                .map(|c| {
+                                    let (t, s) = disc_style(f.cells[r * SIZE + c]);
+                                    Span::styled(t, s)
+                                })
+                                .collect::<Vec<_>>(),
+                        )
+                    })
+                    .collect();
+                let board = Paragraph::new(rows)
+                    .block(Block::default().borders(Borders::ALL).title(" board "));
+                let w = (SIZE as u16) * 3 + 2;
+                let board_rect = ratatui::layout::Rect {
+                    width: w.min(board_area.width),
+                    ..board_area
+                };
+                fr.render_widget(board, board_rect);
+                let state = if playing { "playing" } else { "paused" };
+                fr.render_widget(
+                    Paragraph::new(vec![
+                        Line::from("■ solid gray  □ cracked gray  1-7 numbered discs"),
+                        Line::from(format!(
+                            "←/→ step  Home/End first/last  space play/pause ({state}, {} ms/move)  +/- speed  q quit",
+                            speed.as_millis()
+                        )),
+                    ]),
+                    help,
+                );
+            })?;
+            let timeout = if playing {
+                speed.saturating_sub(last_step.elapsed())
+            } else {
+                Duration::from_millis(250)
+            };
+            if event::poll(timeout)? {
+                if let Event::Key(k) = event::read()?
+                    && k.kind != KeyEventKind::Release
+                {
+                    match k.code {
+                        KeyCode::Char('q') | KeyCode::Esc => return Ok(()),
+                        KeyCode::Right | KeyCode::Char('l') => at = (at + 1).min(total),
+                        KeyCode::Left | KeyCode::Char('h') => at = at.saturating_sub(1),
+                        KeyCode::Home => at = 0,
+                        KeyCode::End => at = total,
+                        KeyCode::Char(' ') => {
+                            playing = !playing;
+                            last_step = Instant::now();
+                        }
+                        KeyCode::Char('+') => speed = (speed / 2).max(Duration::from_millis(10)),
+                        KeyCode::Char('-') => speed = (speed * 2).min(Duration::from_secs(10)),
+                        _ => {}
+                    }
+                }
+            } else if playing && last_step.elapsed() >= speed {
+                last_step = Instant::now();
+                if at < total {
+                    at += 1;
+                } else {
+                    playing = false;
+                }
+            }
+        }
+    })();
+    ratatui::restore();
+    result
+}

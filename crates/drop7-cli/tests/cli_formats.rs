@@ -1,0 +1,565 @@
+//! The community formats end to end through the `drop7` binary: scripted
+//! rounds (`play --round`), recorded tapes (`--tapes`, `replay`, tampering),
+//! D7P both ways (`drop7 d7p` against `drop7 decide`, `--policy d7p:…`
+//! against the built-in policy, a dead engine), and bad input.
+
+mod common;
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::PathBuf;
+use std::process::{Command, Output, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+use common::{data_path, read_lines_gz};
+use serde_json::Value;
+
+const EXE: &str = env!("CARGO_BIN_EXE_drop7");
+
+fn drop7(args: &[&str]) -> Output {
+    Command::new(EXE)
+        .args(args)
+        .env_remove("DROP7_GRAVITY")
+        .output()
+        .expect("drop7 runs")
+}
+
+fn ok(args: &[&str]) -> String {
+    let out = drop7(args);
+    assert!(
+        out.status.success(),
+        "drop7 {args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("formats-{name}"));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn rounds() -> Vec<String> {
+    (1..=8)
+        .map(|n| {
+            data_path(&format!("rounds/gauntlet-0{n}.json"))
+                .to_str()
+                .unwrap()
+                .to_string()
+        })
+        .collect()
+}
+
+fn jsonl(path: &std::path::Path) -> Vec<Value> {
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+/// Every Gauntlet round under every built-in policy; center, random and greedy
+/// reproduce the reference's final scores; every tape replays valid.
+#[test]
+fn rounds_under_every_policy_with_tapes() {
+    let golden: Vec<Value> = read_lines_gz("trajectories-latent.jsonl.gz")
+        .iter()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    for policy in ["center", "random", "greedy", "fair:d1s2"] {
+        let dir = scratch(&format!("rounds-{}", policy.replace(':', "-")));
+        let out = dir.join("r.jsonl");
+        let tapes = dir.join("tapes");
+        let mut args = vec!["play", "--policy", policy, "--threads", "2", "--round"];
+        let files = rounds();
+        args.extend(files.iter().map(String::as_str));
+        args.extend([
+            "--out",
+            out.to_str().unwrap(),
+            "--tapes",
+            tapes.to_str().unwrap(),
+        ]);
+        ok(&args);
+        let recs = jsonl(&out);
+        assert_eq!(recs.len(), 8);
+        for (n, rec) in recs.iter().enumerate() {
+            let id = format!("gauntlet-0{}", n + 1);
+            assert_eq!(rec["round"], id.as_str());
+            assert_eq!(rec["driver"], "latent");
+            assert_eq!(rec["illegalChoices"], 0);
+            if policy != "fair:d1s2" {
+                let last = golden
+                    .iter()
+                    .rfind(|g| g["roundId"] == id.as_str() && g["policy"] == policy)
+                    .unwrap();
+                assert_eq!(rec["score"], last["score"], "{id} {policy}");
+                assert_eq!(rec["moves"], last["move"], "{id} {policy}");
+            }
+            let tape = tapes.join(format!("{id}.tape.json"));
+            let rep: Value = serde_json::from_str(&ok(&[
+                "replay",
+                "--engine",
+                "reference",
+                tape.to_str().unwrap(),
+            ]))
+            .unwrap();
+            assert_eq!(rep["valid"], true, "{rep}");
+            assert_eq!(rep["complete"], true);
+            assert_eq!(rep["score"], rec["score"]);
+        }
+    }
+}
+
+/// Seeded games' tapes replay to the identical score; a move-capped game
+/// replays as not complete; altered columns, discs and scores are rejected
+/// with the move number.
+#[test]
+fn tapes_roundtrip_and_tampering() {
+    let dir = scratch("tapes");
+    let tapes = dir.join("t");
+    let out = dir.join("r.jsonl");
+    ok(&[
+        "play",
+        "--games",
+        "6",
+        "--policy",
+        "random",
+        "--out",
+        out.to_str().unwrap(),
+        "--tapes",
+        tapes.to_str().unwrap(),
+    ]);
+    let recs = jsonl(&out);
+    for rec in &recs {
+        let seed = rec["seed"].as_str().unwrap();
+        let tape = tapes.join(format!("{seed}.tape.json"));
+        let rep: Value = serde_json::from_str(&ok(&["replay", tape.to_str().unwrap()])).unwrap();
+        assert_eq!(rep["valid"], true, "{rep}");
+        assert_eq!(rep["score"], rec["score"]);
+        assert_eq!(rep["moves"], rec["moves"]);
+    }
+    // Tampering with seed 1's tape.
+    let path = tapes.join("0x00000001.tape.json");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let tape: Value = serde_json::from_str(&text).unwrap();
+    let n = tape["columns"].as_array().unwrap().len();
+    let check = |edit: &dyn Fn(&mut Value), failure: &str, at: Option<u64>| {
+        let mut t = tape.clone();
+        edit(&mut t);
+        let p = dir.join("edited.json");
+        std::fs::write(&p, serde_json::to_string(&t).unwrap()).unwrap();
+        let o = drop7(&["replay", p.to_str().unwrap()]);
+        assert_eq!(o.status.code(), Some(1));
+        let rep: Value = serde_json::from_slice(&o.stdout).unwrap();
+        assert_eq!(rep["valid"], false);
+        assert_eq!(rep["failure"], failure, "{rep}");
+        if let Some(at) = at {
+            assert_eq!(rep["failedAtMove"], at, "{rep}");
+        }
+        assert!(rep["error"].as_str().unwrap().len() > 5);
+    };
+    // One altered column (move 3): its board no longer matches.
+    let col = tape["columns"][2].as_u64().unwrap();
+    check(
+        &|t| t["columns"][2] = Value::from((col + 1) % 7),
+        "tampered",
+        Some(3),
+    );
+    // One altered disc (move 2).
+    let disc = tape["discs"][1].as_u64().unwrap();
+    check(
+        &|t| t["discs"][1] = Value::from(disc % 7 + 1),
+        "tampered",
+        Some(2),
+    );
+    check(
+        &|t| t["score"] = Value::from(tape["score"].as_u64().unwrap() + 1),
+        "tampered",
+        None,
+    );
+    check(
+        &|t| t["columns"][0] = Value::from(9),
+        "invalid-format",
+        Some(1),
+    );
+    check(
+        &|t| t["discs"][4] = Value::from(0),
+        "invalid-format",
+        Some(5),
+    );
+    check(
+        &|t| t["format"] = Value::from("drop7-recorded-game-v1"),
+        "invalid-format",
+        None,
+    );
+    check(
+        &|t| {
+            t.as_object_mut().unwrap().remove("coveredRows");
+        },
+        "invalid-format",
+        None,
+    );
+    // Reference-shaped tape (no drop7 fields): an extra move after game over.
+    check(
+        &|t| {
+            let o = t.as_object_mut().unwrap();
+            for k in ["scores", "boards", "score", "level", "moves"] {
+                o.remove(k);
+            }
+            o["columns"].as_array_mut().unwrap().push(Value::from(3));
+            o["discs"].as_array_mut().unwrap().push(Value::from(3));
+            o["dropLatentValues"]
+                .as_array_mut()
+                .unwrap()
+                .push(Value::Null);
+        },
+        "trailing-move",
+        Some(n as u64 + 1),
+    );
+    check(
+        &|t| {
+            t["coveredRows"]
+                .as_array_mut()
+                .unwrap()
+                .push(serde_json::json!([1, 2, 3, 4, 5, 6, 7]))
+        },
+        "invalid-configuration",
+        None,
+    );
+    // A covered row missing: the last rise has nothing to bring in.
+    let rows = tape["coveredRows"].as_array().unwrap().len();
+    assert!(rows >= 2);
+    check(
+        &|t| {
+            t["coveredRows"].as_array_mut().unwrap().pop();
+        },
+        "invalid-configuration",
+        Some(5 * (rows as u64 - 1)),
+    );
+    // Truncated file.
+    let p = dir.join("truncated.json");
+    std::fs::write(&p, &text[..text.len() / 2]).unwrap();
+    let o = drop7(&["replay", p.to_str().unwrap(), path.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    let lines: Vec<Value> = String::from_utf8(o.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 2);
+    assert_eq!(lines[0]["failure"], "invalid-format");
+    assert!(lines[0]["error"].as_str().unwrap().contains("truncated"));
+    assert_eq!(lines[1]["valid"], true);
+
+    // A game stopped by the move cap is written and replays as not complete.
+    let capped = dir.join("capped");
+    ok(&[
+        "play",
+        "--games",
+        "1",
+        "--max-moves",
+        "7",
+        "--tapes",
+        capped.to_str().unwrap(),
+    ]);
+    let o = drop7(&[
+        "replay",
+        capped.join("0x00000001.tape.json").to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    let rep: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(rep["complete"], false);
+    assert_eq!(rep["failure"], "incomplete-game");
+    assert_eq!(rep["moves"], 7);
+}
+
+/// Bad round files get one clear error line naming the field or position.
+#[test]
+fn bad_round_files() {
+    let dir = scratch("bad-rounds");
+    let good = std::fs::read_to_string(&rounds()[0]).unwrap();
+    let v: Value = serde_json::from_str(&good).unwrap();
+    let cases: Vec<(String, &str)> = vec![
+        (
+            {
+                let mut t = v.clone();
+                t.as_object_mut().unwrap().remove("discs");
+                t.to_string()
+            },
+            "missing field `discs`",
+        ),
+        (
+            {
+                let mut t = v.clone();
+                t["format"] = Value::from("drop7-scripted-round-v2");
+                t.to_string()
+            },
+            "format must be",
+        ),
+        (
+            {
+                let mut t = v.clone();
+                t["discs"][17] = Value::from(8);
+                t.to_string()
+            },
+            "discs[17]",
+        ),
+        (
+            {
+                let mut t = v.clone();
+                t["latentRows"][3][6] = Value::from(0);
+                t.to_string()
+            },
+            "latentRows[3][6]",
+        ),
+        (good[..good.len() - 100].to_string(), "truncated"),
+    ];
+    for (i, (text, want)) in cases.iter().enumerate() {
+        let p = dir.join(format!("bad{i}.json"));
+        std::fs::write(&p, text).unwrap();
+        let o = drop7(&["play", "--round", p.to_str().unwrap()]);
+        assert_eq!(o.status.code(), Some(1), "case {i}");
+        let err = String::from_utf8(o.stderr).unwrap();
+        assert!(
+            err.starts_with("error: round file") && err.contains(want),
+            "case {i}: {err}"
+        );
+        assert_eq!(err.lines().count(), 1, "{err}");
+    }
+}
+
+/// 100 positions harvested from real games (`bench-roots-105.txt`).
+fn positions() -> Vec<(String, u64, u64)> {
+    std::fs::read_to_string(data_path("bench-roots-105.txt"))
+        .unwrap()
+        .lines()
+        .filter_map(|l| {
+            let t: Vec<&str> = l.split_whitespace().collect();
+            (t.len() == 6 && t[0] == "s" && t[5] == "0").then(|| {
+                (
+                    t[1].to_string(),
+                    t[2].parse().unwrap(),
+                    t[3].parse().unwrap(),
+                )
+            })
+        })
+        .take(100)
+        .collect()
+}
+
+/// A scripted D7P session (handshake, 100 real positions, garbage mixed in)
+/// answers every position with `drop7 decide`'s column and never crashes.
+#[test]
+fn d7p_session_matches_decide() {
+    let pos = positions();
+    assert_eq!(pos.len(), 100);
+    let mut session = Vec::new();
+    let mut roots = String::new();
+    session.extend_from_slice(b"d7p\nisready\ngo\n\n");
+    for (i, (b, n, r)) in pos.iter().enumerate() {
+        match i % 10 {
+            1 => session.extend_from_slice(b"\xff\xfe garbage\n"),
+            2 => session.extend_from_slice(b"position board 12345 next 3 rise 2\n"),
+            3 => session.extend_from_slice(b"frobnicate\n"),
+            4 => {
+                session.extend_from_slice(format!("position board {b} next 8 rise 1\n").as_bytes())
+            }
+            5 => session.extend_from_slice(b"   \n"),
+            _ => {}
+        }
+        session.extend_from_slice(format!("position board {b} next {n} rise {r}\ngo\n").as_bytes());
+        roots.push_str(&format!(
+            "{{\"board\":\"{b}\",\"next\":{n},\"movesRemaining\":{r}}}\n"
+        ));
+    }
+    session.extend(std::iter::repeat_n(b'x', 2_000_000));
+    session.extend_from_slice(b"\nisready\n");
+    let run = |args: &[&str], input: &[u8]| -> String {
+        let mut child = Command::new(EXE)
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut stdin = child.stdin.take().unwrap();
+        let input = input.to_vec();
+        let w = std::thread::spawn(move || stdin.write_all(&input));
+        let out = child.wait_with_output().unwrap();
+        w.join().unwrap().unwrap();
+        assert!(out.status.success());
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let d7p = run(&["d7p", "--policy", "fair:d3s5"], &session);
+    let decide = run(
+        &["decide", "--depth", "3", "--strata", "5"],
+        roots.as_bytes(),
+    );
+    let best: Vec<&str> = d7p
+        .lines()
+        .filter_map(|l| l.strip_prefix("bestmove "))
+        .collect();
+    let want: Vec<String> = decide
+        .lines()
+        .map(|l| {
+            let v: Value = serde_json::from_str(l).unwrap();
+            v["action"].to_string()
+        })
+        .collect();
+    assert_eq!(best.len(), 100);
+    assert_eq!(best, want);
+    let lines: Vec<&str> = d7p.lines().collect();
+    assert_eq!(
+        &lines[..4],
+        &[
+            "id name drop7 0.2.0 fair:d3s5",
+            "id family fair-expectimax",
+            "id public-information true",
+            "d7pok"
+        ]
+    );
+    assert_eq!(lines[4], "readyok");
+    assert!(lines[5].starts_with("info string error line 3: go before any position"));
+    let errors = d7p
+        .lines()
+        .filter(|l| l.starts_with("info string error"))
+        .count();
+    assert_eq!(errors, 2 + 5 * 10 + 1, "{d7p}");
+    assert_eq!(lines.last(), Some(&"readyok"));
+    assert!(d7p.contains("info depth 3 values "));
+}
+
+/// `stop` during a long search answers at once from the deepest completed
+/// depth; `quit` exits at once.
+#[test]
+fn d7p_stop_and_quit() {
+    let mut child = Command::new(EXE)
+        .args(["d7p", "--policy", "fair:d8s32", "--table", "none"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let stdout = child.stdout.take().unwrap();
+    // Kills the engine if an assertion fails (never leave a search running).
+    struct Kill(u32);
+    impl Drop for Kill {
+        fn drop(&mut self) {
+            if std::thread::panicking() {
+                let _ = Command::new("kill").arg(self.0.to_string()).status();
+            }
+        }
+    }
+    let _guard = Kill(child.id());
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        for l in BufReader::new(stdout).lines() {
+            if tx.send(l.unwrap()).is_err() {
+                break;
+            }
+        }
+    });
+    writeln!(stdin, "position startpos next 4 rise 5\ngo").unwrap();
+    stdin.flush().unwrap();
+    // Wait for the first completed iteration, then stop.
+    let first = rx.recv_timeout(Duration::from_secs(120)).unwrap();
+    assert!(first.starts_with("info depth 1 "), "{first}");
+    writeln!(stdin, "stop\nisready").unwrap();
+    stdin.flush().unwrap();
+    let mut got = Vec::new();
+    loop {
+        let l = rx
+            .recv_timeout(Duration::from_secs(120))
+            .expect("an answer after stop, not a hang");
+        let done = l == "readyok";
+        got.push(l);
+        if done {
+            break;
+        }
+    }
+    let best = got.iter().find(|l| l.starts_with("bestmove ")).unwrap();
+    let col: usize = best["bestmove ".len()..].parse().unwrap();
+    assert!(col < 7);
+    // Another long search, then quit: the process exits without answering.
+    writeln!(stdin, "go\nquit").unwrap();
+    stdin.flush().unwrap();
+    let status = child.wait().unwrap();
+    assert!(status.success());
+}
+
+/// `--policy d7p:"drop7 d7p …"` plays the same games as the built-in policy,
+/// for seeds and for rounds.
+#[test]
+fn d7p_policy_equals_builtin() {
+    let dir = scratch("d7p-policy");
+    let engine = format!("d7p:{EXE} d7p --policy fair:d2s3");
+    let r = rounds();
+    let cases: Vec<(Vec<String>, &str)> = vec![
+        (vec!["--games".into(), "3".into()], "seeds"),
+        (vec!["--round".into(), r[0].clone(), r[4].clone()], "rounds"),
+    ];
+    for (extra, name) in &cases {
+        let a = dir.join(format!("{name}-builtin.jsonl"));
+        let b = dir.join(format!("{name}-d7p.jsonl"));
+        let mut args = vec!["play", "--threads", "2"];
+        args.extend(extra.iter().map(String::as_str));
+        let mut a_args = args.clone();
+        a_args.extend(["--policy", "fair:d2s3", "--out", a.to_str().unwrap()]);
+        ok(&a_args);
+        let mut b_args = args.clone();
+        b_args.extend(["--policy", &engine, "--out", b.to_str().unwrap()]);
+        ok(&b_args);
+        let (ra, rb) = (jsonl(&a), jsonl(&b));
+        assert_eq!(ra.len(), rb.len());
+        for (x, y) in ra.iter().zip(&rb) {
+            for k in [
+                "seed",
+                "score",
+                "moves",
+                "levels",
+                "terminalReason",
+                "round",
+            ] {
+                assert_eq!(x.get(k), y.get(k), "{name} {k}");
+            }
+            assert_eq!(y["engineFailures"], 0);
+            assert_eq!(y["illegalChoices"], 0);
+        }
+    }
+}
+
+/// A dead or silent engine never hangs a run: its failures are recorded.
+#[test]
+fn d7p_policy_dead_and_silent_engines() {
+    let dir = scratch("d7p-dead");
+    for (cmd, name) in [("exit 3", "dead"), ("cat > /dev/null", "silent")] {
+        let out = dir.join(format!("{name}.jsonl"));
+        let o = Command::new(EXE)
+            .args([
+                "play",
+                "--games",
+                "1",
+                "--max-moves",
+                "3",
+                "--policy",
+                &format!("d7p:{cmd}"),
+                "--out",
+                out.to_str().unwrap(),
+            ])
+            .env("DROP7_D7P_TIMEOUT_MS", "150")
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let rec = &jsonl(&out)[0];
+        assert_eq!(rec["moves"], 3);
+        assert_eq!(rec["engineFailures"], 3, "{name}: {rec}");
+    }
+    let o = Command::new(EXE)
+        .args(["play", "--games", "1", "--policy", "d7p:true"])
+        .env("DROP7_D7P_TIMEOUT_MS", "soon")
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("DROP7_D7P_TIMEOUT_MS"));
+}

@@ -1,0 +1,237 @@
+//! Scripted rounds, `drop7-scripted-round-v1` (spec: formats.md "Scripted
+//! round", rules.md §8): every disc and every hidden gray value fixed in
+//! advance, so that every policy faces the same luck.
+//!
+//! * [`ScriptedRound::parse`] reads and checks a round file (errors name the
+//!   field and index, or the JSON line and column).
+//! * [`play_round`] plays it with any policy, as the reference runner does:
+//!   latent mode, `discs[movesPlayed]` after every move, the move cap from the
+//!   file, an illegal or missing choice recorded and replaced by the first
+//!   legal column (0..6 ascending); the random policy is seeded with the
+//!   round's `generatorSeedHex`.
+
+use serde_json::Value;
+
+use crate::board::SIZE;
+use crate::cascade::WaveStats;
+use crate::formats::{GameRecord, StopReason};
+use crate::game::TerminalReason;
+use crate::latent::{CoreEngine, TrackedGame};
+use crate::runner::{EngineGame, GameOutcome, Policy, RunLabels};
+use crate::tape::Tape;
+
+/// The format string of a scripted round.
+pub const ROUND_FORMAT: &str = "drop7-scripted-round-v1";
+
+/// A checked scripted round.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ScriptedRound {
+    /// Identifier, e.g. `gauntlet-01`.
+    pub id: String,
+    /// Display name.
+    pub name: String,
+    /// The generator seed (`generatorSeedHex`), which also seeds the random policy.
+    pub generator_seed: u32,
+    /// Move cap.
+    pub maximum_moves: u32,
+    /// `discs[m]`: the disc dropped at absolute move m (1..=7).
+    pub discs: Vec<u8>,
+    /// Hidden values: row 0 the opening covered row, row r the row brought in
+    /// by the r-th successful rise (1..=7, column order).
+    pub latent_rows: Vec<[u8; SIZE]>,
+}
+
+/// What is wrong with a round or tape file: `what` names the field (and
+/// index) or the JSON position.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct FormatError(pub String);
+
+fn err<T>(msg: impl Into<String>) -> Result<T, FormatError> {
+    Err(FormatError(msg.into()))
+}
+
+/// Parses JSON text into an object, naming the line and column of a syntax error.
+pub(crate) fn json_object(text: &str) -> Result<serde_json::Map<String, Value>, FormatError> {
+    match serde_json::from_str::<Value>(text) {
+        Ok(Value::Object(m)) => Ok(m),
+        Ok(_) => err("not a JSON object"),
+        Err(e) if e.is_eof() => err(format!("truncated JSON ({e})")),
+        Err(e) => err(format!("invalid JSON ({e})")),
+    }
+}
+
+pub(crate) fn field<'a>(
+    obj: &'a serde_json::Map<String, Value>,
+    key: &str,
+) -> Result<&'a Value, FormatError> {
+    obj.get(key)
+        .ok_or_else(|| FormatError(format!("missing field `{key}`")))
+}
+
+pub(crate) fn int_in(v: &Value, what: &str, lo: u64, hi: u64) -> Result<u64, FormatError> {
+    match v.as_u64() {
+        Some(n) if (lo..=hi).contains(&n) => Ok(n),
+        _ => err(format!("{what} must be an integer {lo}-{hi}, got {v}")),
+    }
+}
+
+pub(crate) fn array<'a>(v: &'a Value, what: &str) -> Result<&'a Vec<Value>, FormatError> {
+    v.as_array()
+        .ok_or_else(|| FormatError(format!("{what} must be an array")))
+}
+
+pub(crate) fn rows7(v: &Value, what: &str) -> Result<Vec<[u8; SIZE]>, FormatError> {
+    let mut rows = Vec::new();
+    for (r, row) in array(v, what)?.iter().enumerate() {
+        let cells = array(row, &format!("{what}[{r}]"))?;
+        if cells.len() != SIZE {
+            return err(format!(
+                "{what}[{r}] must have 7 values, got {}",
+                cells.len()
+            ));
+        }
+        let mut out = [0u8; SIZE];
+        for (c, x) in cells.iter().enumerate() {
+            out[c] = int_in(x, &format!("{what}[{r}][{c}]"), 1, 7)? as u8;
+        }
+        rows.push(out);
+    }
+    Ok(rows)
+}
+
+impl ScriptedRound {
+    /// Parses and checks a round file's text.
+    ///
+    /// # Errors
+    /// [`FormatError`] naming the first problem: invalid or truncated JSON, a
+    /// missing field, a wrong `format`, a disc or hidden value outside 1..=7
+    /// (with its index), too few discs or rows for `maximumMoves`.
+    pub fn parse(text: &str) -> Result<ScriptedRound, FormatError> {
+        let obj = json_object(text)?;
+        let format = field(&obj, "format")?;
+        if format.as_str() != Some(ROUND_FORMAT) {
+            return err(format!("format must be \"{ROUND_FORMAT}\", got {format}"));
+        }
+        let text_field = |k: &str| -> Result<String, FormatError> {
+            field(&obj, k)?
+                .as_str()
+                .map(str::to_string)
+                .ok_or_else(|| FormatError(format!("{k} must be a string")))
+        };
+        let id = text_field("id")?;
+        let name = text_field("name")?;
+        let seed_text = text_field("generatorSeedHex")?;
+        let generator_seed = crate::formats::parse_seed(&seed_text)
+            .map_err(|e| FormatError(format!("generatorSeedHex: {e}")))?;
+        let maximum_moves =
+            int_in(field(&obj, "maximumMoves")?, "maximumMoves", 1, 1_000_000)? as u32;
+        let mut discs = Vec::new();
+        for (m, d) in array(field(&obj, "discs")?, "discs")?.iter().enumerate() {
+            discs.push(int_in(d, &format!("discs[{m}]"), 1, 7)? as u8);
+        }
+        if discs.len() < maximum_moves as usize {
+            return err(format!(
+                "discs has {} entries, fewer than maximumMoves {maximum_moves}",
+                discs.len()
+            ));
+        }
+        let latent_rows = rows7(field(&obj, "latentRows")?, "latentRows")?;
+        let need = (maximum_moves as usize).div_ceil(5) + 1;
+        if latent_rows.len() < need {
+            return err(format!(
+                "latentRows has {} rows, fewer than ceil(maximumMoves/5)+1 = {need}",
+                latent_rows.len()
+            ));
+        }
+        Ok(ScriptedRound {
+            id,
+            name,
+            generator_seed,
+            maximum_moves,
+            discs,
+            latent_rows,
+        })
+    }
+
+    /// A new latent game of this round on `engine`.
+    pub fn start<E: CoreEngine>(&self, engine: E) -> TrackedGame<E::Core> {
+        TrackedGame::latent(engine, self.latent_rows.clone(), self.discs.clone())
+    }
+}
+
+/// A played round: its per-game record and its recorded tape.
+#[derive(Clone, Debug)]
+pub struct RoundResult {
+    /// The per-game record (`driver` `latent`, `round` the round id,
+    /// `illegalChoices` the policy's illegal or missing choices).
+    pub record: GameRecord,
+    /// The game as a recorded tape.
+    pub tape: Tape,
+}
+
+/// The first legal column in ascending order (the reference runner's fallback).
+fn first_legal<G: EngineGame>(game: &G) -> Option<usize> {
+    let b = game.position().board;
+    (0..SIZE).find(|&c| b.is_legal(c))
+}
+
+/// Plays `round` with `policy` on `engine` (spec: formats.md "Scripted round").
+pub fn play_round<E: CoreEngine, P: Policy>(
+    engine: E,
+    policy: &mut P,
+    round: &ScriptedRound,
+    labels: &RunLabels,
+) -> RoundResult {
+    let mut game = round.start(engine);
+    policy.new_game(round.generator_seed);
+    let mut stats = WaveStats::default();
+    let (mut clears, mut illegal) = (0u32, 0u32);
+    let mut reason = StopReason::MoveCap;
+    while game.moves_played() < round.maximum_moves {
+        let pos = game.position();
+        let column = match policy.choose_in(&game) {
+            Some(c) if c < SIZE && pos.board.is_legal(c) => c,
+            _ => {
+                illegal += 1;
+                match first_legal(&game) {
+                    Some(c) => c,
+                    None => {
+                        reason = StopReason::NoLegalColumn;
+                        break;
+                    }
+                }
+            }
+        };
+        let Ok(s) = game.play_move(column, &mut stats) else {
+            reason = StopReason::NoLegalColumn;
+            break;
+        };
+        clears += u32::from(s.cleared_board);
+        if let Some(t) = s.terminal {
+            reason = match t {
+                TerminalReason::BlockedRise => StopReason::BlockedRise,
+                TerminalReason::NoLegalColumn => StopReason::NoLegalColumn,
+            };
+            break;
+        }
+    }
+    let mut record = GameOutcome {
+        seed: round.generator_seed,
+        score: game.score(),
+        moves: game.moves_played(),
+        levels: game.level(),
+        clears,
+        stats,
+        reason,
+    }
+    .record(labels);
+    record.driver = "latent".to_string();
+    record.round = Some(round.id.clone());
+    record.illegal_choices = Some(illegal);
+    let mut tape = Tape::of_game(&game);
+    tape.round = Some(round.id.clone());
+    tape.policy = Some(labels.policy.clone());
+    tape.driver = Some("latent".to_string());
+    RoundResult { record, tape }
+}

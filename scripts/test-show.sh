@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# The terminal viewer (`drop7 show`) used as a person would: started in a tmux
+# pane, driven with send-keys (arrows, End, Home, space, q), read back with
+# capture-pane. Also snapshots the --plain dump and checks bad input.
+# Needs tmux (scripts/setup-tmux.sh). Usage: scripts/test-show.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+cargo build --release -q  # a no-op after `cargo test --release --workspace`
+BIN="$PWD/target/release/drop7"
+WORK="$(mktemp -d)"
+SESSION="drop7-show-$$"
+cleanup() { tmux kill-session -t "$SESSION" 2>/dev/null || true; rm -rf "$WORK"; }
+trap cleanup EXIT
+
+fail() { echo "FAIL: $*"; echo "--- pane:"; tmux capture-pane -p -t "$SESSION" 2>/dev/null || true; exit 1; }
+
+# Waits (up to 10 s) until the pane shows $1.
+wait_for() {
+  for _ in $(seq 100); do
+    if tmux capture-pane -p -t "$SESSION" 2>/dev/null | grep -qF -- "$1"; then return 0; fi
+    sleep 0.1
+  done
+  fail "pane never showed: $1"
+}
+
+# --plain: a stable text dump.
+"$BIN" show --seed 1 --policy center --plain > "$WORK/plain.txt"
+head -1 "$WORK/plain.txt" | grep -qx "seed 0x00000001, policy center, driver headless: 25 moves" || fail "plain header"
+grep -qx "move 25/25  score 68327  level 5  rise in 0  next -" "$WORK/plain.txt" || fail "plain last frame"
+[ "$(grep -c '^move ' "$WORK/plain.txt")" = 26 ] || fail "plain frame count"
+
+# A tape from a scripted round, shown interactively.
+"$BIN" play --round testdata/rounds/gauntlet-01.json --policy greedy --tapes "$WORK/tapes" > /dev/null
+TAPE="$WORK/tapes/gauntlet-01.tape.json"
+"$BIN" show "$TAPE" --plain | grep -q "^move 40/40  score 120136  level 8" || fail "tape plain"
+
+tmux new-session -d -s "$SESSION" -x 110 -y 30 "$BIN show $TAPE --speed 20; echo VIEWER-EXITED \$?; sleep 30"
+wait_for "move 0/40  score 0"
+wait_for "opening position"
+tmux send-keys -t "$SESSION" Right
+wait_for "move 1/40"
+tmux send-keys -t "$SESSION" Right Right
+wait_for "move 3/40"
+tmux send-keys -t "$SESSION" Left
+wait_for "move 2/40"
+tmux send-keys -t "$SESSION" End
+wait_for "move 40/40  score 120136  level 8"
+wait_for "GAME OVER (blocked-rise)"
+tmux send-keys -t "$SESSION" Home
+wait_for "move 0/40"
+# Play at 20 ms a move: it reaches the end by itself.
+tmux send-keys -t "$SESSION" Space
+wait_for "move 40/40"
+wait_for "paused"
+# Coloured discs and grays are on screen (escape codes kept with -e).
+tmux capture-pane -p -e -t "$SESSION" | grep -q $'\e\[' || fail "no colours"
+tmux capture-pane -p -t "$SESSION" | grep -q " ■ " || fail "no solid grays drawn"
+tmux send-keys -t "$SESSION" q
+wait_for "VIEWER-EXITED 0"
+
+# A seeded game with a policy, interactively.
+tmux kill-session -t "$SESSION"
+tmux new-session -d -s "$SESSION" -x 110 -y 30 "$BIN show --seed 7 --policy random; echo VIEWER-EXITED \$?; sleep 30"
+wait_for "seed 0x00000007, policy random"
+tmux send-keys -t "$SESSION" Right
+wait_for "move 1/"
+tmux send-keys -t "$SESSION" q
+wait_for "VIEWER-EXITED 0"
+
+# Bad input: one clear error line, non-zero exit, no panic.
+echo '{"format":"drop7-recorded-game-v2"' > "$WORK/bad.json"
+if "$BIN" show "$WORK/bad.json" 2> "$WORK/err.txt"; then fail "bad tape accepted"; fi
+grep -q "^error: tape .*invalid-format" "$WORK/err.txt" || fail "bad tape error: $(cat "$WORK/err.txt")"
+if "$BIN" show --seed 1 > /dev/null 2> "$WORK/err.txt"; then fail "non-terminal accepted"; fi
+grep -q "needs a terminal" "$WORK/err.txt" || fail "non-terminal error"
+echo "test-show: ok"
