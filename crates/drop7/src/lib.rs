@@ -7,6 +7,7 @@ pub mod formats;
 pub mod game;
 pub mod gravity;
 pub mod leaf;
+pub mod parallel;
 pub mod player;
 pub mod policy;
 pub mod position;

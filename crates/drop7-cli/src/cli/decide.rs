@@ -14,6 +14,7 @@ use drop7::formats::{
 };
 use drop7::gravity::GravityChoice;
 use drop7::leaf::FairLeaf;
+use drop7::parallel::{MAX_SEARCH_THREADS, ParallelSearch};
 use drop7::player::{FairSpec, TableSpec};
 use drop7::position::Position;
 use drop7::reference::search::ReferenceSearch;
@@ -53,6 +54,11 @@ pub struct DecideArgs {
     /// [default: $DROP7_GRAVITY, else auto].
     #[arg(long, value_name = "PATH")]
     pub gravity: Option<String>,
+    /// Threads splitting each decision (fast search only): values, action and
+    /// completed depth are those of one thread; each thread has its own copy
+    /// of the table, and with a table the counters differ (README).
+    #[arg(long, default_value_t = 1, value_name = "N")]
+    pub threads: usize,
 }
 
 /// Runs `drop7 decide`.
@@ -62,6 +68,15 @@ pub fn run(args: &DecideArgs) -> Result<bool> {
     }
     if !(1..=MAX_STRATA).contains(&args.strata) {
         bail!("--strata must be 1-{MAX_STRATA}, got {}", args.strata);
+    }
+    if !(1..=MAX_SEARCH_THREADS).contains(&args.threads) {
+        bail!(
+            "--threads must be 1-{MAX_SEARCH_THREADS}, got {}",
+            args.threads
+        );
+    }
+    if args.threads > 1 && args.search != "fast" {
+        bail!("--threads applies to --search fast only");
     }
     let table: TableSpec = match (&args.table, args.search.as_str()) {
         (Some(t), _) => t.parse().context("--table")?,
@@ -89,7 +104,11 @@ pub fn run(args: &DecideArgs) -> Result<bool> {
             let path = choice.resolve()?;
             drop7::with_gravity!(path, |g| drop7::with_table!(table, |t| {
                 let mut s = FairSearch::new(FairLeaf, t, g, config);
-                answer(&mut s, single)
+                if args.threads > 1 {
+                    answer(&mut ParallelSearch::new(s, args.threads), single)
+                } else {
+                    answer(&mut s, single)
+                }
             }))
         }
         "reference" => {
