@@ -9,10 +9,12 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result, bail};
 use clap::Args;
 use drop7::formats::{GameRecord, seed_hex};
-use drop7::runner::{CohortConfig, CohortStats, CohortSummary, RunLabels, nth_seed, run_cohort};
+use drop7::runner::{
+    CohortConfig, CohortStats, CohortSummary, RunLabels, available_threads, nth_seed, run_cohort,
+};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use super::spec::{GameArgs, GameSetup, with_engine, with_policy};
+use super::spec::{GameArgs, GameSetup, PolicySpec, with_engine, with_policy};
 
 /// Options of `drop7 play`.
 #[derive(Args, Debug)]
@@ -22,7 +24,8 @@ pub struct PlayArgs {
     /// Number of games (consecutive seeds).
     #[arg(long, default_value_t = 1000, value_name = "N")]
     games: u64,
-    /// Worker threads [default: all cores]; results do not depend on it.
+    /// Worker threads [default: all cores]; a fair run with fewer games than
+    /// threads splits each decision over the spare ones. Results do not depend on it.
     #[arg(long, value_name = "T")]
     threads: Option<usize>,
     /// Write one JSON line per game (in seed order) to FILE.
@@ -44,7 +47,7 @@ const BAR_DELAY: Duration = Duration::from_millis(800);
 
 /// Runs `drop7 play`.
 pub fn run(args: &PlayArgs) -> Result<()> {
-    let setup = args.game.resolve(args.games)?;
+    let mut setup = args.game.resolve(args.games)?;
     match args.threads {
         Some(0) => bail!("--threads must be at least 1"),
         Some(t) if t > MAX_THREADS => bail!("--threads {t} exceeds the limit of {MAX_THREADS}"),
@@ -81,6 +84,18 @@ pub fn run(args: &PlayArgs) -> Result<()> {
         threads: args.threads.unwrap_or(0),
         labels,
     };
+    // Fewer fair games than threads: the spare threads split each decision
+    // (same records: a split decision is the one-thread decision).
+    let total_threads = match cfg.threads {
+        0 => available_threads(),
+        t => t,
+    };
+    if matches!(setup.policy, PolicySpec::Fair(_)) && cfg.games > 0 {
+        let games = usize::try_from(cfg.games).unwrap_or(usize::MAX);
+        if games < total_threads {
+            setup.search_threads = total_threads / games;
+        }
+    }
     let bar = progress_bar(cfg.games);
     let started = Instant::now();
     let mut last_flush = Instant::now();
@@ -263,9 +278,14 @@ fn print_summary(
         run.stats.games,
         run.moves_per_second()
     )?;
+    let split = if setup.search_threads > 1 && cfg.games > 0 {
+        format!(" (each decision split over {})", setup.search_threads)
+    } else {
+        String::new()
+    };
     writeln!(
         o,
-        "threads    {}",
+        "threads    {}{split}",
         if cfg.games == 0 { 0 } else { run.threads }
     )?;
     writeln!(

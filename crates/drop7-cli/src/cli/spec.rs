@@ -152,6 +152,9 @@ pub struct GameSetup {
     /// Gravity path of a fair policy's search (the engine's, or resolved alone
     /// for the reference engine).
     pub search_gravity: GravityPath,
+    /// Threads splitting each decision of a fair policy (1: none; `play`
+    /// raises it when a run has fewer games than threads).
+    pub search_threads: usize,
 }
 
 impl GameArgs {
@@ -188,6 +191,7 @@ impl GameArgs {
             table,
             max_work: self.max_work,
             search_gravity,
+            search_threads: 1,
         })
     }
 }
@@ -232,12 +236,15 @@ macro_rules! with_policy {
                     $setup.table,
                     |table| {
                         let $make = || {
-                            drop7::player::FairPolicy::new(drop7::search::FairSearch::new(
-                                drop7::leaf::FairLeaf,
-                                table.clone(),
-                                g,
-                                config,
-                            ))
+                            drop7::parallel::ParallelSearch::new(
+                                drop7::search::FairSearch::new(
+                                    drop7::leaf::FairLeaf,
+                                    table.clone(),
+                                    g,
+                                    config,
+                                ),
+                                $setup.search_threads,
+                            )
                         };
                         anyhow::Ok($body)
                     }
