@@ -227,6 +227,66 @@ fn decide_values_independent_of_table() {
 }
 
 #[test]
+fn decide_threads_split_gives_one_thread_values() {
+    // `--threads N` splits each decision: values, actions and completed depths
+    // are the golden ones; with no table the counters too.
+    let by = search_records();
+    for name in ["d3s5-notable", "d3s7"] {
+        let records: Vec<Value> = by[name].iter().step_by(5).cloned().collect();
+        check_config(&records, &["--threads", "2"], name.ends_with("notable"));
+        check_config(&records[..4], &["--threads", "3"], false);
+    }
+    let bad = [
+        (vec!["--threads", "0"], "--threads must be 1-"),
+        (vec!["--threads", "100000"], "--threads must be 1-"),
+        (vec!["--threads", "x"], "--threads"),
+        (
+            vec!["--threads", "2", "--search", "reference"],
+            "--search fast only",
+        ),
+    ];
+    for (extra, want) in bad {
+        let mut args = vec!["decide", "--depth", "2"];
+        args.extend(extra.iter().copied());
+        let out = drop7_stdin(&args, "");
+        assert!(!out.status.success(), "drop7 {args:?}");
+        let err = stderr(&out);
+        assert!(err.contains(want), "drop7 {args:?}: {err}");
+    }
+}
+
+#[test]
+fn fair_play_one_game_splits_decisions() {
+    let dir = scratch("play-split");
+    let run = |tag: &str, threads: &str| -> (Vec<u8>, String) {
+        let path = dir.join(format!("{tag}.jsonl"));
+        let p = path.to_str().unwrap();
+        let args = [
+            "play",
+            "--policy",
+            "fair:d2s7",
+            "--games",
+            "1",
+            "--threads",
+            threads,
+            "--out",
+            p,
+        ];
+        let out = drop7(&args);
+        assert!(out.status.success(), "drop7 {args:?}: {}", stderr(&out));
+        let summary = String::from_utf8(out.stdout).unwrap();
+        (std::fs::read(&path).unwrap(), summary)
+    };
+    let (one, _) = run("t1", "1");
+    let (two, summary) = run("t2", "2");
+    assert_eq!(two, one, "records of a split run");
+    assert!(
+        summary.contains("each decision split over 2"),
+        "summary: {summary}"
+    );
+}
+
+#[test]
 fn decide_answers_malformed_lines_in_place() {
     let good = r#"{"board":"0000000000000000000000000000000000000440308888888","next":2,"movesRemaining":2}"#;
     let floating = format!(
