@@ -31,7 +31,8 @@ pub struct DecideArgs {
     pub strata: u32,
     /// Transposition table: none, lru:C (reference semantics), dm:N or sa:N[:W]
     /// (N entries, a power of two; W ways, 2 or 4)
-    /// [default: sa:65536:4; with --search reference: lru:200000].
+    /// [default: sa:65536:4 up to depth 4, sa:1048576:4 (46 MB) from depth 5;
+    /// with --search reference: lru:200000].
     #[arg(long, value_name = "TABLE")]
     pub table: Option<String>,
     /// Work budget [default: W(D,S)+1, which never binds].
@@ -81,7 +82,7 @@ pub fn run(args: &DecideArgs) -> Result<bool> {
     let table: TableSpec = match (&args.table, args.search.as_str()) {
         (Some(t), _) => t.parse().context("--table")?,
         (None, "reference") => TableSpec::Lru(200_000),
-        (None, _) => TableSpec::DEFAULT,
+        (None, _) => TableSpec::default_for_depth(args.depth),
     };
     let config = FairSpec {
         depth: args.depth,

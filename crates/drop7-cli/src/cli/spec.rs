@@ -106,9 +106,10 @@ pub struct GameArgs {
     /// Policy: center, random, fair (the reference d4s5) or fair:dDsS (e.g. fair:d4s7).
     #[arg(long, default_value = "center", value_name = "POLICY")]
     pub policy: String,
-    /// Transposition table of a fair policy: none, lru:C, dm:N or sa:N[:W].
-    #[arg(long, default_value = "sa:65536:4", value_name = "TABLE")]
-    pub table: String,
+    /// Transposition table of a fair policy: none, lru:C, dm:N or sa:N[:W]
+    /// [default: sa:65536:4 up to depth 4, sa:1048576:4 (46 MB) from depth 5].
+    #[arg(long, value_name = "TABLE")]
+    pub table: Option<String>,
     /// Work budget per decision of a fair policy [default: W(D,S)+1, never binds].
     #[arg(long, value_name = "W")]
     pub max_work: Option<u64>,
@@ -173,7 +174,11 @@ impl GameArgs {
             bail!("--max-moves must be at least 1");
         }
         let engine = resolve_engine(&self.engine, self.gravity.as_deref())?;
-        let table: TableSpec = self.table.parse().context("--table")?;
+        let table: TableSpec = match (&self.table, policy) {
+            (Some(t), _) => t.parse().context("--table")?,
+            (None, PolicySpec::Fair(f)) => TableSpec::default_for_depth(f.depth),
+            (None, _) => TableSpec::DEFAULT,
+        };
         let search_gravity = match engine {
             EngineSel::Packed(path) => path,
             EngineSel::Reference => match resolve_engine("packed", self.gravity.as_deref())? {
