@@ -28,6 +28,7 @@ use drop7::formats::{parse_seed, position_from_parts, seed_hex};
 use drop7::game::DriverKind;
 use drop7::gravity::{Bmi2, GravityChoice, GravityPath, Portable};
 use drop7::leaf::FairLeaf;
+use drop7::parallel::ParallelSearch;
 use drop7::player::TableSpec;
 use drop7::position::Position;
 use drop7::reference::leaf::fair_leaf;
@@ -59,6 +60,9 @@ const DEFAULT_ROOTS_FILE: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
     "/../../testdata/bench-roots-105.txt"
 );
+
+/// Roots (0-based lines of the roots file) of the d5s7 section.
+const D5_ROOTS: [usize; 4] = [0, 2, 4, 8];
 
 /// Capacity of the strict-LRU arms (the repo gates' cap; never evicts at d4s7).
 const LRU_CAPACITY: usize = 200_000;
@@ -112,7 +116,7 @@ pub struct BenchArgs {
     /// Search: table of the d3s7 run.
     #[arg(long, default_value = "sa:65536:4", value_name = "TABLE")]
     d3_table: String,
-    /// Search: d5s7 roots, 0 to skip [default: 3; 0 with --quick].
+    /// Search: d5s7 roots, the first N of roots 0, 2, 4 and 8 of the file (0-based), 0 to skip [default: 4; 0 with --quick].
     #[arg(long, value_name = "N")]
     d5_roots: Option<usize>,
     /// Search: gravity path of the fast search: auto, bmi2 or portable
@@ -171,7 +175,7 @@ impl Plan {
             reference_roots: pick(args.reference_roots, 3, 1),
             d3_roots: pick(args.d3_roots, 105, 10),
             d3_table: args.d3_table.parse().context("--d3-table")?,
-            d5_roots: pick(args.d5_roots, 3, 0),
+            d5_roots: pick(args.d5_roots, 4, 0),
             gravity: choice.resolve()?,
         };
         if plan.games == 0 || plan.reference_games == 0 {
@@ -247,8 +251,10 @@ pub fn run(args: &BenchArgs) -> Result<()> {
         .append(true)
         .open(&out)
         .with_context(|| format!("cannot write --out {}", out.display()))?;
+    let machine = machine();
+    print_machine(&machine);
     let mut report = Report {
-        machine: machine(),
+        machine,
         quick: args.quick,
         engine: None,
         leaf: None,
@@ -297,6 +303,8 @@ struct Machine {
     arch: &'static str,
     os: &'static str,
     drop7: &'static str,
+    /// 1-minute load average when the run started.
+    load1_at_start: Option<f64>,
 }
 
 /// What the report says about the machine.
@@ -317,7 +325,66 @@ fn machine() -> Machine {
         arch: std::env::consts::ARCH,
         os: std::env::consts::OS,
         drop7: env!("CARGO_PKG_VERSION"),
+        load1_at_start: load1(),
     }
+}
+
+fn print_machine(m: &Machine) {
+    outln!(
+        "machine: {}, {} logical CPUs, BMI2 {}, gravity path auto = {}, {}/{}, 1-minute load {}",
+        m.cpu.as_deref().unwrap_or("unknown CPU"),
+        m.logical_cpus,
+        if m.bmi2 { "yes" } else { "no" },
+        m.auto_gravity,
+        m.arch,
+        m.os,
+        m.load1_at_start
+            .map_or("unknown".into(), |l| format!("{l:.2}"))
+    );
+}
+
+/// The 1-minute load average (`/proc/loadavg`), if the OS reports one.
+fn load1() -> Option<f64> {
+    fs::read_to_string("/proc/loadavg")
+        .ok()?
+        .split_whitespace()
+        .next()?
+        .parse()
+        .ok()
+}
+
+/// Whether a 1-minute load `load` taken before an arm exceeds the `threads`
+/// the arm uses (its own threads count in the load): its timing then says
+/// more about the other processes than about the code.
+fn under_load(load: Option<f64>, threads: usize) -> bool {
+    load.is_some_and(|l| l > threads as f64)
+}
+
+/// `speedup` (baseline time over arm time) in words: "1.23x faster" or
+/// "1.18x slower" (never "0.85x faster").
+fn speed_words(speedup: f64) -> String {
+    if speedup >= 1.0 {
+        format!("{speedup:.2}x faster")
+    } else {
+        format!("{:.2}x slower", 1.0 / speedup)
+    }
+}
+
+/// The larger of two load samples.
+fn max_load(a: Option<f64>, b: Option<f64>) -> Option<f64> {
+    match (a, b) {
+        (Some(x), Some(y)) => Some(x.max(y)),
+        (x, None) => x,
+        (None, y) => y,
+    }
+}
+
+/// The flag printed instead of a ratio measured under load.
+fn load_flag(load: Option<f64>, threads: usize) -> String {
+    format!(
+        "ratio not reported: 1-minute load {:.2} above the {threads} thread(s) used (run under load)",
+        load.unwrap_or(0.0)
+    )
 }
 
 /// Median of a non-empty list.
@@ -529,6 +596,7 @@ fn leaf_suite(plan: &Plan, states: &[LeafState]) -> Result<LeafReport> {
         plan.repeats
     );
     let (mut fast_runs, mut plain_runs) = (Vec::new(), Vec::new());
+    let leaf_load = load1();
     for _ in 0..plan.repeats {
         // Alternate the arms so that drift in machine load hits both.
         fast_runs.push(time_fast_leaf(&positions, fast_passes));
@@ -584,7 +652,11 @@ fn leaf_suite(plan: &Plan, states: &[LeafState]) -> Result<LeafReport> {
         ns_per_leaf_ratio: arms[0].ns_per_leaf / arms[1].ns_per_leaf,
         speedup: arms[1].ns_per_leaf / arms[0].ns_per_leaf,
     };
-    outln!("fast leaf {:.2}x faster than plain", ratio.speedup);
+    if under_load(leaf_load, 1) {
+        outln!("fast leaf vs plain: {}", load_flag(leaf_load, 1));
+    } else {
+        outln!("fast leaf {} than plain", speed_words(ratio.speedup));
+    }
     Ok(LeafReport {
         file: plan.leaf_file.display().to_string(),
         states: states.len(),
@@ -635,10 +707,20 @@ fn read_roots(path: &Path) -> Result<Vec<Position>> {
     Ok(roots)
 }
 
-/// A fast searcher with `table`.
-fn fast_decider(path: GravityPath, table: TableSpec, config: SearchConfig) -> Box<dyn Decide> {
+/// A fast searcher with `table`, splitting each decision over `threads`.
+fn fast_decider(
+    path: GravityPath,
+    table: TableSpec,
+    config: SearchConfig,
+    threads: usize,
+) -> Box<dyn Decide> {
     drop7::with_gravity!(path, |g| drop7::with_table!(table, |t| {
-        Box::new(FairSearch::new(FairLeaf, t, g, config)) as Box<dyn Decide>
+        let one = FairSearch::new(FairLeaf, t, g, config);
+        if threads > 1 {
+            Box::new(ParallelSearch::new(one, threads)) as Box<dyn Decide>
+        } else {
+            Box::new(one) as Box<dyn Decide>
+        }
     }))
 }
 
@@ -650,6 +732,10 @@ struct SearchArmPlan {
     implementation: &'static str,
     /// It runs on the first `roots` roots of the section.
     roots: usize,
+    /// Threads splitting each decision.
+    threads: usize,
+    /// Largest 1-minute load sampled before one of its decisions.
+    max_load: Option<f64>,
     decider: Box<dyn Decide>,
     /// `(decision, ms)` per root run.
     runs: Vec<(Decision, f64)>,
@@ -659,12 +745,29 @@ struct SearchArmPlan {
 
 impl SearchArmPlan {
     fn fast(path: GravityPath, table: TableSpec, roots: usize, config: SearchConfig) -> Self {
+        Self::fast_threads(path, table, roots, config, 1)
+    }
+
+    /// Named `TABLE x2` etc. for more than one thread.
+    fn fast_threads(
+        path: GravityPath,
+        table: TableSpec,
+        roots: usize,
+        config: SearchConfig,
+        threads: usize,
+    ) -> Self {
         SearchArmPlan {
-            name: table.to_string(),
+            name: if threads > 1 {
+                format!("{table} x{threads}")
+            } else {
+                table.to_string()
+            },
             table: table.to_string(),
             implementation: "fast",
             roots,
-            decider: fast_decider(path, table, config),
+            threads,
+            max_load: None,
+            decider: fast_decider(path, table, config, threads),
             runs: Vec::new(),
             table_bytes: None,
         }
@@ -676,6 +779,8 @@ impl SearchArmPlan {
             table: TableSpec::Lru(capacity).to_string(),
             implementation: "reference",
             roots,
+            threads: 1,
+            max_load: None,
             decider: Box::new(ReferenceSearch::new(config, capacity)),
             runs: Vec::new(),
             table_bytes: None,
@@ -721,6 +826,7 @@ fn run_section(label: &str, roots: &[Position], arms: &mut [SearchArmPlan]) -> R
     for (i, root) in roots.iter().enumerate().take(total) {
         let mut line = format!("{label} root {}/{total}:", i + 1);
         for arm in arms.iter_mut().filter(|a| i < a.roots) {
+            arm.max_load = max_load(arm.max_load, load1());
             let t = Instant::now();
             let d = black_box(arm.decider.decide_position(black_box(root)));
             let ms = t.elapsed().as_secs_f64() * 1e3;
@@ -778,6 +884,10 @@ struct SearchArm {
     arm: String,
     table: String,
     implementation: &'static str,
+    /// Threads splitting each decision.
+    threads: usize,
+    /// Largest 1-minute load sampled before one of its decisions.
+    max_load1: Option<f64>,
     roots: usize,
     ms_per_decision: f64,
     ms_median: f64,
@@ -807,6 +917,13 @@ struct SearchRatio {
     ms_ratio: f64,
     /// `baseline` ms over `arm` ms.
     speedup: f64,
+    /// The 1-minute load exceeded an arm's thread count before one of its
+    /// decisions: the ratio is not to be trusted (and is not printed).
+    under_load: bool,
+    /// The largest load sampled before either arm's decisions.
+    max_load1: Option<f64>,
+    /// Threads of the busier arm.
+    threads: usize,
 }
 
 fn mean(xs: impl Iterator<Item = f64>) -> f64 {
@@ -838,6 +955,8 @@ fn summarize(arm: &SearchArmPlan, lru: Option<&SearchArmPlan>) -> SearchArm {
         arm: arm.name.clone(),
         table: arm.table.clone(),
         implementation: arm.implementation,
+        threads: arm.threads,
+        max_load1: arm.max_load,
         roots: runs.len(),
         ms_per_decision: ms_total / runs.len().max(1) as f64,
         ms_median: if ms.is_empty() { 0.0 } else { median(&ms) },
@@ -866,6 +985,10 @@ fn ratio(arm: &SearchArmPlan, baseline: &SearchArmPlan) -> SearchRatio {
         baseline_ms_per_decision: b,
         ms_ratio: a / b,
         speedup: b / a,
+        under_load: under_load(arm.max_load, arm.threads)
+            || under_load(baseline.max_load, baseline.threads),
+        max_load1: max_load(arm.max_load, baseline.max_load),
+        threads: arm.threads.max(baseline.threads),
     }
 }
 
@@ -909,15 +1032,25 @@ fn print_section(s: &SearchSection) {
         );
     }
     for r in &s.ratios {
-        outln!(
-            "{} vs {} on {} roots: {:.1} vs {:.1} ms per decision, {:.2}x",
-            r.arm,
-            r.baseline,
-            r.roots,
-            r.arm_ms_per_decision,
-            r.baseline_ms_per_decision,
-            r.speedup
-        );
+        if r.under_load {
+            outln!(
+                "{} vs {} on {} roots: {}",
+                r.arm,
+                r.baseline,
+                r.roots,
+                load_flag(r.max_load1, r.threads)
+            );
+        } else {
+            outln!(
+                "{} vs {} on {} roots: {:.1} vs {:.1} ms per decision, {}",
+                r.arm,
+                r.baseline,
+                r.roots,
+                r.arm_ms_per_decision,
+                r.baseline_ms_per_decision,
+                speed_words(r.speedup)
+            );
+        }
     }
 }
 
@@ -948,7 +1081,7 @@ fn search_suite(plan: &Plan, all_roots: &[Position]) -> Result<SearchReport> {
     let n_none = plan.search_roots_none.min(n4);
     let n_ref = plan.reference_roots.min(n4);
     outln!(
-        "search suite: gravity {}, one thread, one decision per root and arm",
+        "search suite: gravity {}, one thread (arms named xN: N threads), one decision per root and arm",
         path.name()
     );
 
@@ -971,6 +1104,7 @@ fn search_suite(plan: &Plan, all_roots: &[Position]) -> Result<SearchReport> {
             c4,
         ),
         SearchArmPlan::fast(path, sa4, n4, c4),
+        SearchArmPlan::fast_threads(path, sa4, n4, c4, 2),
     ];
     if n_none > 0 {
         arms.push(SearchArmPlan::fast(path, TableSpec::None, n_none, c4));
@@ -999,6 +1133,7 @@ fn search_suite(plan: &Plan, all_roots: &[Position]) -> Result<SearchReport> {
         ratios.push(ratio(&arms[lru_i], &arms[r]));
     }
     ratios.push(ratio(&arms[sa4_i], &arms[lru_i]));
+    ratios.push(ratio(&arms[sa4_i + 1], &arms[sa4_i]));
     if let Some(none) = find(&arms, "none") {
         ratios.push(ratio(&arms[none], &arms[sa4_i]));
     }
@@ -1028,25 +1163,25 @@ fn search_suite(plan: &Plan, all_roots: &[Position]) -> Result<SearchReport> {
     print_section(&d3s7);
     drop(arms);
 
-    // d5s7: large tables (a strict LRU would need far more than 200,000 entries).
+    // d5s7 on roots 0, 2, 4 and 8 (0-based; the first --d5-roots of them):
+    // the depth-5 default table on one and two threads, and the depth-4
+    // default (a strict LRU would need far more than 200,000 entries).
     let d5s7 = if plan.d5_roots > 0 {
         let c5 = SearchConfig::new(5, 7);
-        let n5 = plan.d5_roots.min(all_roots.len());
+        let d5_roots: Vec<Position> = D5_ROOTS
+            .iter()
+            .filter_map(|&i| all_roots.get(i).copied())
+            .take(plan.d5_roots)
+            .collect();
+        let n5 = d5_roots.len();
+        let deep = TableSpec::DEFAULT_DEEP;
         let mut arms = vec![
-            SearchArmPlan::fast(
-                path,
-                TableSpec::SetAssociative {
-                    entries: 1 << 20,
-                    ways: 4,
-                },
-                n5,
-                c5,
-            ),
-            SearchArmPlan::fast(path, TableSpec::DirectMapped(1 << 20), n5, c5),
+            SearchArmPlan::fast(path, deep, n5, c5),
+            SearchArmPlan::fast_threads(path, deep, n5, c5, 2),
             SearchArmPlan::fast(path, sa4, n5, c5),
         ];
-        run_section("d5s7", &all_roots[..n5], &mut arms)?;
-        let ratios = vec![ratio(&arms[2], &arms[0]), ratio(&arms[1], &arms[0])];
+        run_section("d5s7", &d5_roots, &mut arms)?;
+        let ratios = vec![ratio(&arms[1], &arms[0]), ratio(&arms[0], &arms[2])];
         let s = section("d5s7", c5, n5, &arms, None, ratios);
         print_section(&s);
         Some(s)
@@ -1096,6 +1231,8 @@ struct Workload {
 #[serde(rename_all = "camelCase")]
 struct Arm {
     arm: &'static str,
+    /// 1-minute load average sampled before the arm.
+    load1: Option<f64>,
     games: u64,
     moves: u64,
     seconds: f64,
@@ -1119,11 +1256,16 @@ struct Ratio {
     ns_per_move_ratio: f64,
     /// `baseline` ns/move over `arm` ns/move.
     speedup: f64,
+    /// A 1-minute load above 1 (the thread used) before either arm: the
+    /// ratio is not to be trusted (and is not printed).
+    under_load: bool,
 }
 
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 struct ThreadRun {
+    /// 1-minute load average sampled before the run.
+    load1: Option<f64>,
     threads: usize,
     gravity: &'static str,
     games: u64,
@@ -1138,6 +1280,8 @@ struct ThreadRun {
 /// `prefix` games (to cross-check the shorter reference arm).
 #[derive(Clone, Copy, Debug)]
 struct ArmRun {
+    /// 1-minute load average sampled before the arm.
+    load1: Option<f64>,
     seconds: f64,
     moves: u64,
     score: u64,
@@ -1154,6 +1298,7 @@ fn time_arm<E: Engine>(
     prefix: u64,
     repeats: u32,
 ) -> ArmRun {
+    let load = load1();
     let mut runs: Vec<ArmRun> = (0..repeats)
         .map(|_| {
             let mut policy = CenterPolicy;
@@ -1177,6 +1322,7 @@ fn time_arm<E: Engine>(
             }
             let seconds = t.elapsed().as_secs_f64();
             ArmRun {
+                load1: load,
                 seconds,
                 moves,
                 score,
@@ -1197,6 +1343,7 @@ fn arm(arm: &'static str, games: u64, r: &ArmRun) -> Arm {
     let (moves_per_second, ns_per_move) = per_move(r.seconds, r.moves);
     Arm {
         arm,
+        load1: r.load1,
         games,
         moves: r.moves,
         seconds: r.seconds,
@@ -1276,6 +1423,7 @@ fn engine_suite(plan: &Plan, seed_start: u32) -> Result<EngineReport> {
         baseline,
         ns_per_move_ratio: ns(a) / ns(b),
         speedup: ns(b) / ns(a),
+        under_load: under_load(a.load1, 1) || under_load(b.load1, 1),
     };
     let mut ratios = Vec::new();
     if let Some(b) = &bmi2 {
@@ -1286,12 +1434,21 @@ fn engine_suite(plan: &Plan, seed_start: u32) -> Result<EngineReport> {
         ratios.push(ratio("packed-bmi2", b, "packed-portable", &portable));
     }
     for r in &ratios {
-        outln!(
-            "{:<16} {:.2}x faster per move than {}",
-            r.arm,
-            r.speedup,
-            r.baseline
-        );
+        if r.under_load {
+            let loads = [bmi2.as_ref(), Some(&portable), Some(&reference)];
+            let load = loads
+                .into_iter()
+                .flatten()
+                .fold(None, |m, a| max_load(m, a.load1));
+            outln!("{:<16} vs {}: {}", r.arm, r.baseline, load_flag(load, 1));
+        } else {
+            outln!(
+                "{:<16} {} per move than {}",
+                r.arm,
+                speed_words(r.speedup),
+                r.baseline
+            );
+        }
     }
 
     // Whole-game throughput through the cohort runner at 1 and 2 threads.
@@ -1309,6 +1466,7 @@ fn engine_suite(plan: &Plan, seed_start: u32) -> Result<EngineReport> {
             },
         };
         let mut runs = Vec::new();
+        let load = load1();
         for _ in 0..repeats {
             let s = drop7::with_gravity!(path, |g| run_cohort(
                 PackedEngine(g),
@@ -1325,6 +1483,7 @@ fn engine_suite(plan: &Plan, seed_start: u32) -> Result<EngineReport> {
         let (seconds, moves, used) = runs[runs.len() / 2];
         let (moves_per_second, ns_per_move) = per_move(seconds, moves);
         let run = ThreadRun {
+            load1: load,
             threads: used,
             gravity: path.name(),
             games,
@@ -1342,7 +1501,12 @@ fn engine_suite(plan: &Plan, seed_start: u32) -> Result<EngineReport> {
         threads.push(run);
     }
     let scaling = threads[1].moves_per_second / threads[0].moves_per_second;
-    outln!("scaling 2 threads / 1 thread: {scaling:.2}x");
+    if under_load(threads[1].load1, 2) || under_load(threads[0].load1, 1) {
+        let load = max_load(threads[0].load1, threads[1].load1);
+        outln!("scaling 2 threads / 1 thread: {}", load_flag(load, 2));
+    } else {
+        outln!("scaling 2 threads / 1 thread: {scaling:.2}x");
+    }
 
     Ok(EngineReport {
         workload: Workload {
