@@ -412,6 +412,39 @@ fn fair_play_independent_of_threads_and_table() {
 }
 
 #[test]
+fn bench_cohort_quick_writes_json() {
+    let dir = scratch("bench-cohort");
+    let out = dir.join("cohort.json");
+    let o = out.to_str().unwrap();
+    let run = drop7(&["bench", "--suite", "cohort", "--quick", "--out", o]);
+    assert!(run.status.success(), "{}", stderr(&run));
+    let text = String::from_utf8(run.stdout).unwrap();
+    assert!(text.starts_with("machine: "), "{text}");
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    let c = &v["cohort"];
+    assert_eq!(c["policy"], "fair:d2s5");
+    assert_eq!(c["seedStart"], "0xa52e1300");
+    let runs = c["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 2);
+    assert_eq!(runs[0]["threads"], 1);
+    assert_eq!(runs[1]["threads"], 2);
+    assert_eq!(runs[0]["moves"], runs[1]["moves"]);
+    assert!(runs[0]["gamesPerHour"].as_f64().unwrap() > 0.0);
+    assert!(v["machine"]["bmi2"].is_boolean());
+    let bad = drop7(&[
+        "bench",
+        "--suite",
+        "cohort",
+        "--cohort-games",
+        "0",
+        "--out",
+        o,
+    ]);
+    assert!(!bad.status.success());
+    assert!(stderr(&bad).contains("--cohort-games"), "{}", stderr(&bad));
+}
+
+#[test]
 fn bench_search_quick_writes_json() {
     let dir = scratch("bench-search");
     let path = dir.join("search.json");

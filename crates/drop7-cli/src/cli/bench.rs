@@ -8,12 +8,18 @@
 //!   the fast [`FairLeaf`] against the plain `reference::leaf::fair_leaf`
 //!   (checked bit-identical on every state first).
 //! * `search`: fair-search decisions on real roots (`bench-roots-105.txt`):
-//!   d4s7 on the 21-root timing set for each transposition table, and the
-//!   plain reference search; d3s7 on all 105
-//!   roots; d5s7 on a few roots with large tables. Every arm must give the
-//!   values of the strict-LRU arm bit for bit.
+//!   d4s7 on the 21-root timing set for each transposition table, the
+//!   default table split over 2 threads, and the plain reference search;
+//!   d3s7 on all 105 roots; d5s7 on roots 0, 2, 4 and 8 with the depth-5
+//!   default table (1 and 2 threads) and the depth-4 one. Every arm must give
+//!   the values of the first arm bit for bit.
+//! * `cohort`: whole fair d4s7 games (8 seeds from 0xA52E1300, headless, cap
+//!   2000) on 1 and 2 threads, games per hour; records must be identical.
 //!
-//! `all` runs the three. `--quick` shrinks every workload (for tests).
+//! The report names the machine (CPU model, BMI2, gravity path) and samples
+//! the 1-minute load before every arm: a ratio whose arms ran with a load
+//! above their thread count is flagged instead of printed.
+//! `all` runs the four. `--quick` shrinks every workload (for tests).
 
 use std::fs;
 use std::hint::black_box;
@@ -29,7 +35,7 @@ use drop7::game::DriverKind;
 use drop7::gravity::{Bmi2, GravityChoice, GravityPath, Portable};
 use drop7::leaf::FairLeaf;
 use drop7::parallel::ParallelSearch;
-use drop7::player::TableSpec;
+use drop7::player::{FairSpec, TableSpec};
 use drop7::position::Position;
 use drop7::reference::leaf::fair_leaf;
 use drop7::reference::search::ReferenceSearch;
@@ -70,7 +76,7 @@ const LRU_CAPACITY: usize = 200_000;
 /// Options of `drop7 bench`.
 #[derive(Args, Debug)]
 pub struct BenchArgs {
-    /// Suite: engine, leaf, search or all.
+    /// Suite: engine, leaf, search, cohort or all.
     #[arg(long, default_value = "engine", value_name = "SUITE")]
     suite: String,
     /// Shrink every workload to seconds (smoke tests; figures are not meaningful).
@@ -123,6 +129,12 @@ pub struct BenchArgs {
     /// [default: $DROP7_GRAVITY, else auto].
     #[arg(long, value_name = "PATH")]
     gravity: Option<String>,
+    /// Cohort: games (seeds from 0xA52E1300) [default: 8; 2 with --quick].
+    #[arg(long, value_name = "N")]
+    cohort_games: Option<u64>,
+    /// Cohort: fair policy [default: fair:d4s7; fair:d2s5 with --quick].
+    #[arg(long, value_name = "POLICY")]
+    cohort_policy: Option<String>,
     /// JSON report [default: bench-SUITE.json].
     #[arg(long, value_name = "FILE")]
     out: Option<PathBuf>,
@@ -143,6 +155,8 @@ struct Plan {
     d3_roots: usize,
     d3_table: TableSpec,
     d5_roots: usize,
+    cohort_games: u64,
+    cohort_policy: FairSpec,
     gravity: GravityPath,
 }
 
@@ -176,6 +190,18 @@ impl Plan {
             d3_roots: pick(args.d3_roots, 105, 10),
             d3_table: args.d3_table.parse().context("--d3-table")?,
             d5_roots: pick(args.d5_roots, 4, 0),
+            cohort_games: args.cohort_games.unwrap_or(if q { 2 } else { 8 }),
+            cohort_policy: match &args.cohort_policy {
+                Some(p) => p.parse().context("--cohort-policy")?,
+                None if q => FairSpec {
+                    depth: 2,
+                    strata: 5,
+                },
+                None => FairSpec {
+                    depth: 4,
+                    strata: 7,
+                },
+            },
             gravity: choice.resolve()?,
         };
         if plan.games == 0 || plan.reference_games == 0 {
@@ -186,6 +212,9 @@ impl Plan {
         }
         if !(plan.leaf_seconds.is_finite() && plan.leaf_seconds > 0.0) {
             bail!("--leaf-seconds must be a positive number");
+        }
+        if plan.cohort_games == 0 {
+            bail!("--cohort-games must be at least 1");
         }
         if plan.search_roots == 0 || plan.d3_roots == 0 {
             bail!("--search-roots and --d3-roots must be at least 1");
@@ -200,16 +229,18 @@ enum Suite {
     Engine,
     Leaf,
     Search,
+    Cohort,
 }
 
 impl Suite {
-    const ALL: [Suite; 3] = [Suite::Engine, Suite::Leaf, Suite::Search];
+    const ALL: [Suite; 4] = [Suite::Engine, Suite::Leaf, Suite::Search, Suite::Cohort];
 
     fn name(self) -> &'static str {
         match self {
             Suite::Engine => "engine",
             Suite::Leaf => "leaf",
             Suite::Search => "search",
+            Suite::Cohort => "cohort",
         }
     }
 }
@@ -223,7 +254,9 @@ pub fn run(args: &BenchArgs) -> Result<()> {
                 .into_iter()
                 .find(|s| s.name() == name)
                 .ok_or_else(|| {
-                    anyhow!("unknown --suite {name:?} (expected engine, leaf, search or all)")
+                    anyhow!(
+                        "unknown --suite {name:?} (expected engine, leaf, search, cohort or all)"
+                    )
                 })?,
         ],
     };
@@ -259,6 +292,7 @@ pub fn run(args: &BenchArgs) -> Result<()> {
         engine: None,
         leaf: None,
         search: None,
+        cohort: None,
     };
     for suite in &suites {
         match suite {
@@ -271,6 +305,7 @@ pub fn run(args: &BenchArgs) -> Result<()> {
                 let roots = roots.as_deref().expect("read above");
                 report.search = Some(search_suite(&plan, roots)?);
             }
+            Suite::Cohort => report.cohort = Some(cohort_suite(&plan)?),
         }
     }
     let text = serde_json::to_string_pretty(&report)? + "\n";
@@ -291,6 +326,8 @@ struct Report {
     leaf: Option<LeafReport>,
     #[serde(skip_serializing_if = "Option::is_none")]
     search: Option<SearchReport>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cohort: Option<CohortReport>,
 }
 
 #[derive(Serialize)]
@@ -1523,6 +1560,137 @@ fn engine_suite(plan: &Plan, seed_start: u32) -> Result<EngineReport> {
         skipped,
         ratios,
         threads,
+        scaling,
+    })
+}
+
+// ---------------------------------------------------------------------------
+// cohort suite
+
+/// First seed of the cohort suite's games (the published fair-cohort seeds).
+const COHORT_SEED: u32 = 0xA52E_1300;
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct CohortReport {
+    policy: String,
+    table: String,
+    driver: &'static str,
+    seed_start: String,
+    games: u64,
+    max_moves: u32,
+    gravity: &'static str,
+    runs: Vec<CohortRun>,
+    /// Games per hour on 2 threads over 1 thread (`None` when under load).
+    scaling: Option<f64>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct CohortRun {
+    threads: usize,
+    /// 1-minute load average sampled before the run.
+    load1: Option<f64>,
+    under_load: bool,
+    moves: u64,
+    mean_score: f64,
+    seconds: f64,
+    games_per_hour: f64,
+    decisions_per_second: f64,
+}
+
+/// Whole fair games (headless, seeds from 0xA52E1300, cap 2000) on 1 and 2
+/// threads: games run on separate threads, and when there are fewer games
+/// than threads each decision is split. The records must be identical.
+fn cohort_suite(plan: &Plan) -> Result<CohortReport> {
+    let spec = plan.cohort_policy;
+    let table = TableSpec::default_for_depth(spec.depth);
+    let config = spec.config(None);
+    let games = plan.cohort_games;
+    outln!(
+        "cohort suite: {} games of {spec} (table {table}), headless, seeds {}.., cap {MAX_MOVES}, gravity {}",
+        games,
+        seed_hex(COHORT_SEED),
+        plan.gravity.name()
+    );
+    let mut runs = Vec::new();
+    let mut first: Option<Vec<String>> = None;
+    for threads in [1usize, 2] {
+        let split = if (games as usize) < threads {
+            threads / games as usize
+        } else {
+            1
+        };
+        let cfg = CohortConfig {
+            seed_start: COHORT_SEED,
+            games,
+            max_moves: MAX_MOVES,
+            threads,
+            labels: RunLabels {
+                policy: spec.to_string(),
+                driver: DriverKind::Headless,
+            },
+        };
+        let load = load1();
+        let mut records = Vec::new();
+        let summary = drop7::with_gravity!(plan.gravity, |g| drop7::with_table!(table, |t| {
+            run_cohort(
+                PackedEngine(g),
+                || ParallelSearch::new(FairSearch::new(FairLeaf, t.clone(), g, config), split),
+                &cfg,
+                |r| {
+                    records.push(serde_json::to_string(&r).map_err(std::io::Error::other)?);
+                    Ok(())
+                },
+            )
+        }))?;
+        match &first {
+            None => first = Some(records),
+            Some(f) if *f != records => {
+                bail!("cohort bench: the {threads}-thread run played different games")
+            }
+            Some(_) => {}
+        }
+        let seconds = summary.elapsed.as_secs_f64();
+        let run = CohortRun {
+            threads,
+            load1: load,
+            under_load: under_load(load, threads),
+            moves: summary.stats.moves,
+            mean_score: summary.stats.mean_score(),
+            seconds,
+            games_per_hour: games as f64 * 3600.0 / seconds,
+            decisions_per_second: summary.stats.moves as f64 / seconds,
+        };
+        outln!(
+            "threads {threads}: {} games, {} moves, mean score {:.1}, {seconds:.1} s, {:.1} games/hour, {:.2} decisions/s (1-minute load before: {})",
+            games,
+            run.moves,
+            run.mean_score,
+            run.games_per_hour,
+            run.decisions_per_second,
+            load.map_or("unknown".into(), |l| format!("{l:.2}"))
+        );
+        runs.push(run);
+    }
+    let scaling = if runs.iter().any(|r| r.under_load) {
+        let load = runs.iter().fold(None, |m, r| max_load(m, r.load1));
+        outln!("2 threads / 1 thread: {}", load_flag(load, 2));
+        None
+    } else {
+        let s = runs[1].games_per_hour / runs[0].games_per_hour;
+        outln!("2 threads / 1 thread: {s:.2}x games per hour");
+        Some(s)
+    };
+    Ok(CohortReport {
+        policy: spec.to_string(),
+        table: table.to_string(),
+        driver: "headless",
+        seed_start: seed_hex(COHORT_SEED),
+        games,
+        max_moves: MAX_MOVES,
+        gravity: plan.gravity.name(),
+        runs,
         scaling,
     })
 }
