@@ -111,6 +111,9 @@ impl<T: Table> Table for SharedTable<T> {
     }
 }
 
+/// Action, per-column values and expected scores of a completed iteration.
+type RootResult = (usize, [Option<f64>; 7], [Option<f64>; 7]);
+
 /// One root task: iteration depth, column, sample.
 type Task = (u32, usize, u32);
 
@@ -181,7 +184,7 @@ where
         let per_depth = columns.len() * strata as usize;
         let n = f64::from(strata);
         let mut decision = Decision::none();
-        let mut completed: Option<(usize, [Option<f64>; 7], [Option<f64>; 7])> = None;
+        let mut completed: Option<RootResult> = None;
         for d in 1..=config.depth {
             // Tasks of depth d start at (depth - d) * per_depth.
             let base = (config.depth - d) as usize * per_depth;

@@ -1634,15 +1634,14 @@ fn cohort_suite(plan: &Plan) -> Result<CohortReport> {
         let load = load1();
         let mut records = Vec::new();
         let summary = drop7::with_gravity!(plan.gravity, |g| drop7::with_table!(table, |t| {
-            run_cohort(
-                PackedEngine(g),
-                || ParallelSearch::new(FairSearch::new(FairLeaf, t.clone(), g, config), split),
-                &cfg,
-                |r| {
-                    records.push(serde_json::to_string(&r).map_err(std::io::Error::other)?);
-                    Ok(())
-                },
-            )
+            // (NoTable is Copy; the other tables are cloned per worker.)
+            #[allow(clippy::clone_on_copy)]
+            let make =
+                || ParallelSearch::new(FairSearch::new(FairLeaf, t.clone(), g, config), split);
+            run_cohort(PackedEngine(g), make, &cfg, |r| {
+                records.push(serde_json::to_string(&r).map_err(std::io::Error::other)?);
+                Ok(())
+            })
         }))?;
         match &first {
             None => first = Some(records),
