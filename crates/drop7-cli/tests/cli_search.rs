@@ -227,6 +227,66 @@ fn decide_values_independent_of_table() {
 }
 
 #[test]
+fn decide_threads_split_gives_one_thread_values() {
+    // `--threads N` splits each decision: values, actions and completed depths
+    // are the golden ones; with no table the counters too.
+    let by = search_records();
+    for name in ["d3s5-notable", "d3s7"] {
+        let records: Vec<Value> = by[name].iter().step_by(5).cloned().collect();
+        check_config(&records, &["--threads", "2"], name.ends_with("notable"));
+        check_config(&records[..4], &["--threads", "3"], false);
+    }
+    let bad = [
+        (vec!["--threads", "0"], "--threads must be 1-"),
+        (vec!["--threads", "100000"], "--threads must be 1-"),
+        (vec!["--threads", "x"], "--threads"),
+        (
+            vec!["--threads", "2", "--search", "reference"],
+            "--search fast only",
+        ),
+    ];
+    for (extra, want) in bad {
+        let mut args = vec!["decide", "--depth", "2"];
+        args.extend(extra.iter().copied());
+        let out = drop7_stdin(&args, "");
+        assert!(!out.status.success(), "drop7 {args:?}");
+        let err = stderr(&out);
+        assert!(err.contains(want), "drop7 {args:?}: {err}");
+    }
+}
+
+#[test]
+fn fair_play_one_game_splits_decisions() {
+    let dir = scratch("play-split");
+    let run = |tag: &str, threads: &str| -> (Vec<u8>, String) {
+        let path = dir.join(format!("{tag}.jsonl"));
+        let p = path.to_str().unwrap();
+        let args = [
+            "play",
+            "--policy",
+            "fair:d2s7",
+            "--games",
+            "1",
+            "--threads",
+            threads,
+            "--out",
+            p,
+        ];
+        let out = drop7(&args);
+        assert!(out.status.success(), "drop7 {args:?}: {}", stderr(&out));
+        let summary = String::from_utf8(out.stdout).unwrap();
+        (std::fs::read(&path).unwrap(), summary)
+    };
+    let (one, _) = run("t1", "1");
+    let (two, summary) = run("t2", "2");
+    assert_eq!(two, one, "records of a split run");
+    assert!(
+        summary.contains("each decision split over 2"),
+        "summary: {summary}"
+    );
+}
+
+#[test]
 fn decide_answers_malformed_lines_in_place() {
     let good = r#"{"board":"0000000000000000000000000000000000000440308888888","next":2,"movesRemaining":2}"#;
     let floating = format!(
@@ -372,6 +432,39 @@ fn fair_play_independent_of_threads_and_table() {
             "--table {table}"
         );
     }
+}
+
+#[test]
+fn bench_cohort_quick_writes_json() {
+    let dir = scratch("bench-cohort");
+    let out = dir.join("cohort.json");
+    let o = out.to_str().unwrap();
+    let run = drop7(&["bench", "--suite", "cohort", "--quick", "--out", o]);
+    assert!(run.status.success(), "{}", stderr(&run));
+    let text = String::from_utf8(run.stdout).unwrap();
+    assert!(text.starts_with("machine: "), "{text}");
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    let c = &v["cohort"];
+    assert_eq!(c["policy"], "fair:d2s5");
+    assert_eq!(c["seedStart"], "0xa52e1300");
+    let runs = c["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 2);
+    assert_eq!(runs[0]["threads"], 1);
+    assert_eq!(runs[1]["threads"], 2);
+    assert_eq!(runs[0]["moves"], runs[1]["moves"]);
+    assert!(runs[0]["gamesPerHour"].as_f64().unwrap() > 0.0);
+    assert!(v["machine"]["bmi2"].is_boolean());
+    let bad = drop7(&[
+        "bench",
+        "--suite",
+        "cohort",
+        "--cohort-games",
+        "0",
+        "--out",
+        o,
+    ]);
+    assert!(!bad.status.success());
+    assert!(stderr(&bad).contains("--cohort-games"), "{}", stderr(&bad));
 }
 
 #[test]

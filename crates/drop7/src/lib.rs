@@ -11,6 +11,7 @@ pub mod gravity;
 pub mod input;
 pub mod latent;
 pub mod leaf;
+pub mod parallel;
 pub mod player;
 pub mod policy;
 pub mod position;

@@ -156,9 +156,9 @@ impl<L: Leaf, T: Table, G: Gravity> Decide for FairSearch<L, T, G> {
 
 /// The work cap fired (search.md §5): the current iteration is abandoned.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct WorkLimitReached;
+pub(crate) struct WorkLimitReached;
 
-type Step<T> = Result<T, WorkLimitReached>;
+pub(crate) type Step<T> = Result<T, WorkLimitReached>;
 
 /// Per-column `(action, values, expected scores)` of a completed iteration.
 type RootResult = (usize, [Option<f64>; 7], [Option<f64>; 7]);
@@ -471,6 +471,70 @@ impl<L: Leaf, T: Table, G: Gravity> FairSearch<L, T, G> {
         }
         let n = f64::from(strata);
         Ok((value / n, expected / n))
+    }
+
+    /// The leaf, table, gravity path and configuration.
+    pub(crate) fn into_parts(self) -> (L, T, G, SearchConfig) {
+        (self.leaf, self.table, self.gravity, self.config)
+    }
+
+    /// Prepares a root split by [`crate::parallel`]: empties the table and
+    /// the counters, records whether the canonical root is settled.
+    pub(crate) fn begin_split(&mut self, canonical_root: &Position) {
+        self.table.clear();
+        self.stats = SearchStats::default();
+        self.root_settled = crate::cascade::is_settled(&canonical_root.board);
+    }
+
+    /// The counters so far, with the table's entries and evictions.
+    pub(crate) fn split_stats(&self) -> SearchStats {
+        let mut s = self.stats;
+        s.cache_entries = self.table.entries();
+        s.evictions = self.table.evictions();
+        s
+    }
+
+    /// Sample `s` of the root chance node of `column` at iteration depth
+    /// `depth` on the canonical `root`: `(score delta, score delta + child
+    /// value)`, the two terms [`Self::chance`] adds for that sample (the
+    /// child's value is the terminal utility if the move ends the game).
+    /// Counts one move, and the child's node, leaf and work as `chance` does.
+    pub(crate) fn root_sample(
+        &mut self,
+        root: &Position,
+        column: usize,
+        depth: u32,
+        s: u32,
+    ) -> Step<(f64, f64)> {
+        let strata = self.config.strata;
+        let seed = scenario_seed(&root.board, root.next_disc, root.moves_remaining, depth);
+        let mut child = *root;
+        let mut rng = StratifiedRandom::new(seed, s, strata);
+        let m = apply_move(
+            self.gravity,
+            &mut child,
+            column,
+            self.root_settled,
+            &mut rng,
+            &mut (),
+        );
+        canonicalize(&mut child.board);
+        self.stats.work += 1;
+        self.stats.move_calls += 1;
+        let sd = m.score_delta as f64;
+        if child.game_over {
+            return Ok((sd, sd + TERMINAL_UTILITY));
+        }
+        child.next_disc = sampled_next_disc(seed, s, strata);
+        let v = if depth == 1 {
+            self.stats.nodes += 1;
+            self.stats.work += 1;
+            self.stats.leaf_calls += 1;
+            self.leaf.evaluate(&child)
+        } else {
+            self.max_node(&child, depth - 1)?
+        };
+        Ok((sd, sd + v))
     }
 
     /// Max node `bestFutureValue` (search.md §1.3).

@@ -8,12 +8,18 @@
 //!   the fast [`FairLeaf`] against the plain `reference::leaf::fair_leaf`
 //!   (checked bit-identical on every state first).
 //! * `search`: fair-search decisions on real roots (`bench-roots-105.txt`):
-//!   d4s7 on the 21-root timing set for each transposition table, and the
-//!   plain reference search; d3s7 on all 105
-//!   roots; d5s7 on a few roots with large tables. Every arm must give the
-//!   values of the strict-LRU arm bit for bit.
+//!   d4s7 on the 21-root timing set for each transposition table, the
+//!   default table split over 2 threads, and the plain reference search;
+//!   d3s7 on all 105 roots; d5s7 on roots 0, 2, 4 and 8 with the depth-5
+//!   default table (1 and 2 threads) and the depth-4 one. Every arm must give
+//!   the values of the first arm bit for bit.
+//! * `cohort`: whole fair d4s7 games (8 seeds from 0xA52E1300, headless, cap
+//!   2000) on 1 and 2 threads, games per hour; records must be identical.
 //!
-//! `all` runs the three. `--quick` shrinks every workload (for tests).
+//! The report names the machine (CPU model, BMI2, gravity path) and samples
+//! the 1-minute load before every arm: a ratio whose arms ran with a load
+//! above their thread count is flagged instead of printed.
+//! `all` runs the four. `--quick` shrinks every workload (for tests).
 
 use std::fs;
 use std::hint::black_box;
@@ -28,7 +34,8 @@ use drop7::formats::{parse_seed, position_from_parts, seed_hex};
 use drop7::game::DriverKind;
 use drop7::gravity::{Bmi2, GravityChoice, GravityPath, Portable};
 use drop7::leaf::FairLeaf;
-use drop7::player::TableSpec;
+use drop7::parallel::ParallelSearch;
+use drop7::player::{FairSpec, TableSpec};
 use drop7::position::Position;
 use drop7::reference::leaf::fair_leaf;
 use drop7::reference::search::ReferenceSearch;
@@ -87,6 +94,9 @@ const DEFAULT_ROOTS_FILE: &str = concat!(
     "/../../testdata/bench-roots-105.txt"
 );
 
+/// Roots (0-based lines of the roots file) of the d5s7 section.
+const D5_ROOTS: [usize; 4] = [0, 2, 4, 8];
+
 /// Capacity of the strict-LRU arms (the repo gates' cap; never evicts at d4s7).
 const LRU_CAPACITY: usize = 200_000;
 
@@ -94,7 +104,7 @@ const LRU_CAPACITY: usize = 200_000;
 #[derive(Args, Debug)]
 #[command(after_help = "Example:\n  drop7 bench --quick --out bench-quick.json")]
 pub struct BenchArgs {
-    /// Suite: engine, leaf, search or all.
+    /// Suite: engine, leaf, search, cohort or all.
     #[arg(long, default_value = "engine", value_name = "SUITE")]
     suite: String,
     /// Shrink every workload to seconds (smoke tests; figures are not meaningful).
@@ -140,13 +150,19 @@ pub struct BenchArgs {
     /// Search: table of the d3s7 run.
     #[arg(long, default_value = "sa:65536:4", value_name = "TABLE")]
     d3_table: String,
-    /// Search: d5s7 roots, 0 to skip [default: 3; 0 with --quick].
+    /// Search: d5s7 roots, the first N of roots 0, 2, 4 and 8 of the file (0-based), 0 to skip [default: 4; 0 with --quick].
     #[arg(long, value_name = "N")]
     d5_roots: Option<usize>,
     /// Search: gravity path of the fast search: auto, bmi2 or portable
     /// [default: $DROP7_GRAVITY, else auto].
     #[arg(long, value_name = "PATH")]
     gravity: Option<String>,
+    /// Cohort: games (seeds from 0xA52E1300) [default: 8; 2 with --quick].
+    #[arg(long, value_name = "N")]
+    cohort_games: Option<u64>,
+    /// Cohort: fair policy [default: fair:d4s7; fair:d2s5 with --quick].
+    #[arg(long, value_name = "POLICY")]
+    cohort_policy: Option<String>,
     /// JSON report [default: bench-SUITE.json].
     #[arg(long, value_name = "FILE")]
     out: Option<PathBuf>,
@@ -167,6 +183,8 @@ struct Plan {
     d3_roots: usize,
     d3_table: TableSpec,
     d5_roots: usize,
+    cohort_games: u64,
+    cohort_policy: FairSpec,
     gravity: GravityPath,
 }
 
@@ -199,7 +217,19 @@ impl Plan {
             reference_roots: pick(args.reference_roots, 3, 1),
             d3_roots: pick(args.d3_roots, 105, 10),
             d3_table: args.d3_table.parse().context("--d3-table")?,
-            d5_roots: pick(args.d5_roots, 3, 0),
+            d5_roots: pick(args.d5_roots, 4, 0),
+            cohort_games: args.cohort_games.unwrap_or(if q { 2 } else { 8 }),
+            cohort_policy: match &args.cohort_policy {
+                Some(p) => p.parse().context("--cohort-policy")?,
+                None if q => FairSpec {
+                    depth: 2,
+                    strata: 5,
+                },
+                None => FairSpec {
+                    depth: 4,
+                    strata: 7,
+                },
+            },
             gravity: choice.resolve()?,
         };
         if plan.games == 0 || plan.reference_games == 0 {
@@ -210,6 +240,9 @@ impl Plan {
         }
         if !(plan.leaf_seconds.is_finite() && plan.leaf_seconds > 0.0) {
             bail!("--leaf-seconds must be a positive number");
+        }
+        if plan.cohort_games == 0 {
+            bail!("--cohort-games must be at least 1");
         }
         if plan.search_roots == 0 || plan.d3_roots == 0 {
             bail!("--search-roots and --d3-roots must be at least 1");
@@ -224,16 +257,18 @@ enum Suite {
     Engine,
     Leaf,
     Search,
+    Cohort,
 }
 
 impl Suite {
-    const ALL: [Suite; 3] = [Suite::Engine, Suite::Leaf, Suite::Search];
+    const ALL: [Suite; 4] = [Suite::Engine, Suite::Leaf, Suite::Search, Suite::Cohort];
 
     fn name(self) -> &'static str {
         match self {
             Suite::Engine => "engine",
             Suite::Leaf => "leaf",
             Suite::Search => "search",
+            Suite::Cohort => "cohort",
         }
     }
 }
@@ -247,7 +282,9 @@ pub fn run(args: &BenchArgs) -> Result<()> {
                 .into_iter()
                 .find(|s| s.name() == name)
                 .ok_or_else(|| {
-                    anyhow!("unknown --suite {name:?} (expected engine, leaf, search or all)")
+                    anyhow!(
+                        "unknown --suite {name:?} (expected engine, leaf, search, cohort or all)"
+                    )
                 })?,
         ],
     };
@@ -275,12 +312,15 @@ pub fn run(args: &BenchArgs) -> Result<()> {
         .append(true)
         .open(&out)
         .with_context(|| format!("cannot write --out {}", out.display()))?;
+    let machine = machine();
+    print_machine(&machine);
     let mut report = Report {
-        machine: machine(),
+        machine,
         quick: args.quick,
         engine: None,
         leaf: None,
         search: None,
+        cohort: None,
     };
     for suite in &suites {
         match suite {
@@ -293,6 +333,7 @@ pub fn run(args: &BenchArgs) -> Result<()> {
                 let roots = roots.as_deref().expect("read above");
                 report.search = Some(search_suite(&plan, roots)?);
             }
+            Suite::Cohort => report.cohort = Some(cohort_suite(&plan)?),
         }
     }
     let text = serde_json::to_string_pretty(&report)? + "\n";
@@ -313,6 +354,8 @@ struct Report {
     leaf: Option<LeafReport>,
     #[serde(skip_serializing_if = "Option::is_none")]
     search: Option<SearchReport>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cohort: Option<CohortReport>,
 }
 
 #[derive(Serialize)]
@@ -325,6 +368,8 @@ struct Machine {
     arch: &'static str,
     os: &'static str,
     drop7: &'static str,
+    /// 1-minute load average when the run started.
+    load1_at_start: Option<f64>,
 }
 
 /// What the report says about the machine.
@@ -345,7 +390,66 @@ fn machine() -> Machine {
         arch: std::env::consts::ARCH,
         os: std::env::consts::OS,
         drop7: env!("CARGO_PKG_VERSION"),
+        load1_at_start: load1(),
     }
+}
+
+fn print_machine(m: &Machine) {
+    outln!(
+        "machine: {}, {} logical CPUs, BMI2 {}, gravity path auto = {}, {}/{}, 1-minute load {}",
+        m.cpu.as_deref().unwrap_or("unknown CPU"),
+        m.logical_cpus,
+        if m.bmi2 { "yes" } else { "no" },
+        m.auto_gravity,
+        m.arch,
+        m.os,
+        m.load1_at_start
+            .map_or("unknown".into(), |l| format!("{l:.2}"))
+    );
+}
+
+/// The 1-minute load average (`/proc/loadavg`), if the OS reports one.
+fn load1() -> Option<f64> {
+    fs::read_to_string("/proc/loadavg")
+        .ok()?
+        .split_whitespace()
+        .next()?
+        .parse()
+        .ok()
+}
+
+/// Whether a 1-minute load `load` taken before an arm exceeds the `threads`
+/// the arm uses (its own threads count in the load): its timing then says
+/// more about the other processes than about the code.
+fn under_load(load: Option<f64>, threads: usize) -> bool {
+    load.is_some_and(|l| l > threads as f64)
+}
+
+/// `speedup` (baseline time over arm time) in words: "1.23x faster" or
+/// "1.18x slower" (never "0.85x faster").
+fn speed_words(speedup: f64) -> String {
+    if speedup >= 1.0 {
+        format!("{speedup:.2}x faster")
+    } else {
+        format!("{:.2}x slower", 1.0 / speedup)
+    }
+}
+
+/// The larger of two load samples.
+fn max_load(a: Option<f64>, b: Option<f64>) -> Option<f64> {
+    match (a, b) {
+        (Some(x), Some(y)) => Some(x.max(y)),
+        (x, None) => x,
+        (None, y) => y,
+    }
+}
+
+/// The flag printed instead of a ratio measured under load.
+fn load_flag(load: Option<f64>, threads: usize) -> String {
+    format!(
+        "ratio not reported: 1-minute load {:.2} above the {threads} thread(s) used (run under load)",
+        load.unwrap_or(0.0)
+    )
 }
 
 /// Median of a non-empty list.
@@ -577,6 +681,7 @@ fn leaf_suite(plan: &Plan, states: &[LeafState]) -> Result<LeafReport> {
         plan.repeats
     );
     let (mut fast_runs, mut plain_runs) = (Vec::new(), Vec::new());
+    let leaf_load = load1();
     for _ in 0..plan.repeats {
         // Alternate the arms so that drift in machine load hits both.
         fast_runs.push(time_fast_leaf(&positions, fast_passes));
@@ -632,7 +737,11 @@ fn leaf_suite(plan: &Plan, states: &[LeafState]) -> Result<LeafReport> {
         ns_per_leaf_ratio: arms[0].ns_per_leaf / arms[1].ns_per_leaf,
         speedup: arms[1].ns_per_leaf / arms[0].ns_per_leaf,
     };
-    outln!("fast leaf {:.2}x faster than plain", ratio.speedup);
+    if under_load(leaf_load, 1) {
+        outln!("fast leaf vs plain: {}", load_flag(leaf_load, 1));
+    } else {
+        outln!("fast leaf {} than plain", speed_words(ratio.speedup));
+    }
     Ok(LeafReport {
         file: plan.leaf_file.display().to_string(),
         states: states.len(),
@@ -683,10 +792,20 @@ fn read_roots(path: &Path) -> Result<Vec<Position>> {
     Ok(roots)
 }
 
-/// A fast searcher with `table`.
-fn fast_decider(path: GravityPath, table: TableSpec, config: SearchConfig) -> Box<dyn Decide> {
+/// A fast searcher with `table`, splitting each decision over `threads`.
+fn fast_decider(
+    path: GravityPath,
+    table: TableSpec,
+    config: SearchConfig,
+    threads: usize,
+) -> Box<dyn Decide> {
     drop7::with_gravity!(path, |g| drop7::with_table!(table, |t| {
-        Box::new(FairSearch::new(FairLeaf, t, g, config)) as Box<dyn Decide>
+        let one = FairSearch::new(FairLeaf, t, g, config);
+        if threads > 1 {
+            Box::new(ParallelSearch::new(one, threads)) as Box<dyn Decide>
+        } else {
+            Box::new(one) as Box<dyn Decide>
+        }
     }))
 }
 
@@ -698,6 +817,10 @@ struct SearchArmPlan {
     implementation: &'static str,
     /// It runs on the first `roots` roots of the section.
     roots: usize,
+    /// Threads splitting each decision.
+    threads: usize,
+    /// Largest 1-minute load sampled before one of its decisions.
+    max_load: Option<f64>,
     decider: Box<dyn Decide>,
     /// `(decision, ms)` per root run.
     runs: Vec<(Decision, f64)>,
@@ -707,12 +830,29 @@ struct SearchArmPlan {
 
 impl SearchArmPlan {
     fn fast(path: GravityPath, table: TableSpec, roots: usize, config: SearchConfig) -> Self {
+        Self::fast_threads(path, table, roots, config, 1)
+    }
+
+    /// Named `TABLE x2` etc. for more than one thread.
+    fn fast_threads(
+        path: GravityPath,
+        table: TableSpec,
+        roots: usize,
+        config: SearchConfig,
+        threads: usize,
+    ) -> Self {
         SearchArmPlan {
-            name: table.to_string(),
+            name: if threads > 1 {
+                format!("{table} x{threads}")
+            } else {
+                table.to_string()
+            },
             table: table.to_string(),
             implementation: "fast",
             roots,
-            decider: fast_decider(path, table, config),
+            threads,
+            max_load: None,
+            decider: fast_decider(path, table, config, threads),
             runs: Vec::new(),
             table_bytes: None,
         }
@@ -724,6 +864,8 @@ impl SearchArmPlan {
             table: TableSpec::Lru(capacity).to_string(),
             implementation: "reference",
             roots,
+            threads: 1,
+            max_load: None,
             decider: Box::new(ReferenceSearch::new(config, capacity)),
             runs: Vec::new(),
             table_bytes: None,
@@ -769,6 +911,7 @@ fn run_section(label: &str, roots: &[Position], arms: &mut [SearchArmPlan]) -> R
     for (i, root) in roots.iter().enumerate().take(total) {
         let mut line = format!("{label} root {}/{total}:", i + 1);
         for arm in arms.iter_mut().filter(|a| i < a.roots) {
+            arm.max_load = max_load(arm.max_load, load1());
             let t = Instant::now();
             let d = black_box(arm.decider.decide_position(black_box(root)));
             let ms = t.elapsed().as_secs_f64() * 1e3;
@@ -826,6 +969,10 @@ struct SearchArm {
     arm: String,
     table: String,
     implementation: &'static str,
+    /// Threads splitting each decision.
+    threads: usize,
+    /// Largest 1-minute load sampled before one of its decisions.
+    max_load1: Option<f64>,
     roots: usize,
     ms_per_decision: f64,
     ms_median: f64,
@@ -855,6 +1002,13 @@ struct SearchRatio {
     ms_ratio: f64,
     /// `baseline` ms over `arm` ms.
     speedup: f64,
+    /// The 1-minute load exceeded an arm's thread count before one of its
+    /// decisions: the ratio is not to be trusted (and is not printed).
+    under_load: bool,
+    /// The largest load sampled before either arm's decisions.
+    max_load1: Option<f64>,
+    /// Threads of the busier arm.
+    threads: usize,
 }
 
 fn mean(xs: impl Iterator<Item = f64>) -> f64 {
@@ -886,6 +1040,8 @@ fn summarize(arm: &SearchArmPlan, lru: Option<&SearchArmPlan>) -> SearchArm {
         arm: arm.name.clone(),
         table: arm.table.clone(),
         implementation: arm.implementation,
+        threads: arm.threads,
+        max_load1: arm.max_load,
         roots: runs.len(),
         ms_per_decision: ms_total / runs.len().max(1) as f64,
         ms_median: if ms.is_empty() { 0.0 } else { median(&ms) },
@@ -914,6 +1070,10 @@ fn ratio(arm: &SearchArmPlan, baseline: &SearchArmPlan) -> SearchRatio {
         baseline_ms_per_decision: b,
         ms_ratio: a / b,
         speedup: b / a,
+        under_load: under_load(arm.max_load, arm.threads)
+            || under_load(baseline.max_load, baseline.threads),
+        max_load1: max_load(arm.max_load, baseline.max_load),
+        threads: arm.threads.max(baseline.threads),
     }
 }
 
@@ -957,15 +1117,25 @@ fn print_section(s: &SearchSection) {
         );
     }
     for r in &s.ratios {
-        outln!(
-            "{} vs {} on {} roots: {:.1} vs {:.1} ms per decision, {:.2}x",
-            r.arm,
-            r.baseline,
-            r.roots,
-            r.arm_ms_per_decision,
-            r.baseline_ms_per_decision,
-            r.speedup
-        );
+        if r.under_load {
+            outln!(
+                "{} vs {} on {} roots: {}",
+                r.arm,
+                r.baseline,
+                r.roots,
+                load_flag(r.max_load1, r.threads)
+            );
+        } else {
+            outln!(
+                "{} vs {} on {} roots: {:.1} vs {:.1} ms per decision, {}",
+                r.arm,
+                r.baseline,
+                r.roots,
+                r.arm_ms_per_decision,
+                r.baseline_ms_per_decision,
+                speed_words(r.speedup)
+            );
+        }
     }
 }
 
@@ -996,7 +1166,7 @@ fn search_suite(plan: &Plan, all_roots: &[Position]) -> Result<SearchReport> {
     let n_none = plan.search_roots_none.min(n4);
     let n_ref = plan.reference_roots.min(n4);
     outln!(
-        "search suite: gravity {}, one thread, one decision per root and arm",
+        "search suite: gravity {}, one thread (arms named xN: N threads), one decision per root and arm",
         path.name()
     );
 
@@ -1019,6 +1189,7 @@ fn search_suite(plan: &Plan, all_roots: &[Position]) -> Result<SearchReport> {
             c4,
         ),
         SearchArmPlan::fast(path, sa4, n4, c4),
+        SearchArmPlan::fast_threads(path, sa4, n4, c4, 2),
     ];
     if n_none > 0 {
         arms.push(SearchArmPlan::fast(path, TableSpec::None, n_none, c4));
@@ -1047,6 +1218,7 @@ fn search_suite(plan: &Plan, all_roots: &[Position]) -> Result<SearchReport> {
         ratios.push(ratio(&arms[lru_i], &arms[r]));
     }
     ratios.push(ratio(&arms[sa4_i], &arms[lru_i]));
+    ratios.push(ratio(&arms[sa4_i + 1], &arms[sa4_i]));
     if let Some(none) = find(&arms, "none") {
         ratios.push(ratio(&arms[none], &arms[sa4_i]));
     }
@@ -1076,25 +1248,25 @@ fn search_suite(plan: &Plan, all_roots: &[Position]) -> Result<SearchReport> {
     print_section(&d3s7);
     drop(arms);
 
-    // d5s7: large tables (a strict LRU would need far more than 200,000 entries).
+    // d5s7 on roots 0, 2, 4 and 8 (0-based; the first --d5-roots of them):
+    // the depth-5 default table on one and two threads, and the depth-4
+    // default (a strict LRU would need far more than 200,000 entries).
     let d5s7 = if plan.d5_roots > 0 {
         let c5 = SearchConfig::new(5, 7);
-        let n5 = plan.d5_roots.min(all_roots.len());
+        let d5_roots: Vec<Position> = D5_ROOTS
+            .iter()
+            .filter_map(|&i| all_roots.get(i).copied())
+            .take(plan.d5_roots)
+            .collect();
+        let n5 = d5_roots.len();
+        let deep = TableSpec::DEFAULT_DEEP;
         let mut arms = vec![
-            SearchArmPlan::fast(
-                path,
-                TableSpec::SetAssociative {
-                    entries: 1 << 20,
-                    ways: 4,
-                },
-                n5,
-                c5,
-            ),
-            SearchArmPlan::fast(path, TableSpec::DirectMapped(1 << 20), n5, c5),
+            SearchArmPlan::fast(path, deep, n5, c5),
+            SearchArmPlan::fast_threads(path, deep, n5, c5, 2),
             SearchArmPlan::fast(path, sa4, n5, c5),
         ];
-        run_section("d5s7", &all_roots[..n5], &mut arms)?;
-        let ratios = vec![ratio(&arms[2], &arms[0]), ratio(&arms[1], &arms[0])];
+        run_section("d5s7", &d5_roots, &mut arms)?;
+        let ratios = vec![ratio(&arms[1], &arms[0]), ratio(&arms[0], &arms[2])];
         let s = section("d5s7", c5, n5, &arms, None, ratios);
         print_section(&s);
         Some(s)
@@ -1144,6 +1316,8 @@ struct Workload {
 #[serde(rename_all = "camelCase")]
 struct Arm {
     arm: &'static str,
+    /// 1-minute load average sampled before the arm.
+    load1: Option<f64>,
     games: u64,
     moves: u64,
     seconds: f64,
@@ -1167,11 +1341,16 @@ struct Ratio {
     ns_per_move_ratio: f64,
     /// `baseline` ns/move over `arm` ns/move.
     speedup: f64,
+    /// A 1-minute load above 1 (the thread used) before either arm: the
+    /// ratio is not to be trusted (and is not printed).
+    under_load: bool,
 }
 
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 struct ThreadRun {
+    /// 1-minute load average sampled before the run.
+    load1: Option<f64>,
     threads: usize,
     gravity: &'static str,
     games: u64,
@@ -1186,6 +1365,8 @@ struct ThreadRun {
 /// `prefix` games (to cross-check the shorter reference arm).
 #[derive(Clone, Copy, Debug)]
 struct ArmRun {
+    /// 1-minute load average sampled before the arm.
+    load1: Option<f64>,
     seconds: f64,
     moves: u64,
     score: u64,
@@ -1202,6 +1383,7 @@ fn time_arm<E: Engine>(
     prefix: u64,
     repeats: u32,
 ) -> ArmRun {
+    let load = load1();
     let mut runs: Vec<ArmRun> = (0..repeats)
         .map(|_| {
             let mut policy = CenterPolicy;
@@ -1225,6 +1407,7 @@ fn time_arm<E: Engine>(
             }
             let seconds = t.elapsed().as_secs_f64();
             ArmRun {
+                load1: load,
                 seconds,
                 moves,
                 score,
@@ -1245,6 +1428,7 @@ fn arm(arm: &'static str, games: u64, r: &ArmRun) -> Arm {
     let (moves_per_second, ns_per_move) = per_move(r.seconds, r.moves);
     Arm {
         arm,
+        load1: r.load1,
         games,
         moves: r.moves,
         seconds: r.seconds,
@@ -1324,6 +1508,7 @@ fn engine_suite(plan: &Plan, seed_start: u32) -> Result<EngineReport> {
         baseline,
         ns_per_move_ratio: ns(a) / ns(b),
         speedup: ns(b) / ns(a),
+        under_load: under_load(a.load1, 1) || under_load(b.load1, 1),
     };
     let mut ratios = Vec::new();
     if let Some(b) = &bmi2 {
@@ -1334,12 +1519,21 @@ fn engine_suite(plan: &Plan, seed_start: u32) -> Result<EngineReport> {
         ratios.push(ratio("packed-bmi2", b, "packed-portable", &portable));
     }
     for r in &ratios {
-        outln!(
-            "{:<16} {:.2}x faster per move than {}",
-            r.arm,
-            r.speedup,
-            r.baseline
-        );
+        if r.under_load {
+            let loads = [bmi2.as_ref(), Some(&portable), Some(&reference)];
+            let load = loads
+                .into_iter()
+                .flatten()
+                .fold(None, |m, a| max_load(m, a.load1));
+            outln!("{:<16} vs {}: {}", r.arm, r.baseline, load_flag(load, 1));
+        } else {
+            outln!(
+                "{:<16} {} per move than {}",
+                r.arm,
+                speed_words(r.speedup),
+                r.baseline
+            );
+        }
     }
 
     // Whole-game throughput through the cohort runner at 1 and 2 threads.
@@ -1357,6 +1551,7 @@ fn engine_suite(plan: &Plan, seed_start: u32) -> Result<EngineReport> {
             },
         };
         let mut runs = Vec::new();
+        let load = load1();
         for _ in 0..repeats {
             let s = drop7::with_gravity!(path, |g| run_cohort(
                 PackedEngine(g),
@@ -1373,6 +1568,7 @@ fn engine_suite(plan: &Plan, seed_start: u32) -> Result<EngineReport> {
         let (seconds, moves, used) = runs[runs.len() / 2];
         let (moves_per_second, ns_per_move) = per_move(seconds, moves);
         let run = ThreadRun {
+            load1: load,
             threads: used,
             gravity: path.name(),
             games,
@@ -1390,7 +1586,12 @@ fn engine_suite(plan: &Plan, seed_start: u32) -> Result<EngineReport> {
         threads.push(run);
     }
     let scaling = threads[1].moves_per_second / threads[0].moves_per_second;
-    outln!("scaling 2 threads / 1 thread: {scaling:.2}x");
+    if under_load(threads[1].load1, 2) || under_load(threads[0].load1, 1) {
+        let load = max_load(threads[0].load1, threads[1].load1);
+        outln!("scaling 2 threads / 1 thread: {}", load_flag(load, 2));
+    } else {
+        outln!("scaling 2 threads / 1 thread: {scaling:.2}x");
+    }
 
     Ok(EngineReport {
         workload: Workload {
@@ -1407,6 +1608,136 @@ fn engine_suite(plan: &Plan, seed_start: u32) -> Result<EngineReport> {
         skipped,
         ratios,
         threads,
+        scaling,
+    })
+}
+
+// ---------------------------------------------------------------------------
+// cohort suite
+
+/// First seed of the cohort suite's games (the published fair-cohort seeds).
+const COHORT_SEED: u32 = 0xA52E_1300;
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct CohortReport {
+    policy: String,
+    table: String,
+    driver: &'static str,
+    seed_start: String,
+    games: u64,
+    max_moves: u32,
+    gravity: &'static str,
+    runs: Vec<CohortRun>,
+    /// Games per hour on 2 threads over 1 thread (`None` when under load).
+    scaling: Option<f64>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct CohortRun {
+    threads: usize,
+    /// 1-minute load average sampled before the run.
+    load1: Option<f64>,
+    under_load: bool,
+    moves: u64,
+    mean_score: f64,
+    seconds: f64,
+    games_per_hour: f64,
+    decisions_per_second: f64,
+}
+
+/// Whole fair games (headless, seeds from 0xA52E1300, cap 2000) on 1 and 2
+/// threads: games run on separate threads, and when there are fewer games
+/// than threads each decision is split. The records must be identical.
+fn cohort_suite(plan: &Plan) -> Result<CohortReport> {
+    let spec = plan.cohort_policy;
+    let table = TableSpec::default_for_depth(spec.depth);
+    let config = spec.config(None);
+    let games = plan.cohort_games;
+    outln!(
+        "cohort suite: {} games of {spec} (table {table}), headless, seeds {}.., cap {MAX_MOVES}, gravity {}",
+        games,
+        seed_hex(COHORT_SEED),
+        plan.gravity.name()
+    );
+    let mut runs = Vec::new();
+    let mut first: Option<Vec<String>> = None;
+    for threads in [1usize, 2] {
+        let split = if (games as usize) < threads {
+            threads / games as usize
+        } else {
+            1
+        };
+        let cfg = CohortConfig {
+            seed_start: COHORT_SEED,
+            games,
+            max_moves: MAX_MOVES,
+            threads,
+            labels: RunLabels {
+                policy: spec.to_string(),
+                driver: DriverKind::Headless,
+            },
+        };
+        let load = load1();
+        let mut records = Vec::new();
+        let summary = drop7::with_gravity!(plan.gravity, |g| drop7::with_table!(table, |t| {
+            // (NoTable is Copy; the other tables are cloned per worker.)
+            #[allow(clippy::clone_on_copy)]
+            let make =
+                || ParallelSearch::new(FairSearch::new(FairLeaf, t.clone(), g, config), split);
+            run_cohort(PackedEngine(g), make, &cfg, |r| {
+                records.push(serde_json::to_string(&r).map_err(std::io::Error::other)?);
+                Ok(())
+            })
+        }))?;
+        match &first {
+            None => first = Some(records),
+            Some(f) if *f != records => {
+                bail!("cohort bench: the {threads}-thread run played different games")
+            }
+            Some(_) => {}
+        }
+        let seconds = summary.elapsed.as_secs_f64();
+        let run = CohortRun {
+            threads,
+            load1: load,
+            under_load: under_load(load, threads),
+            moves: summary.stats.moves,
+            mean_score: summary.stats.mean_score(),
+            seconds,
+            games_per_hour: games as f64 * 3600.0 / seconds,
+            decisions_per_second: summary.stats.moves as f64 / seconds,
+        };
+        outln!(
+            "threads {threads}: {} games, {} moves, mean score {:.1}, {seconds:.1} s, {:.1} games/hour, {:.2} decisions/s (1-minute load before: {})",
+            games,
+            run.moves,
+            run.mean_score,
+            run.games_per_hour,
+            run.decisions_per_second,
+            load.map_or("unknown".into(), |l| format!("{l:.2}"))
+        );
+        runs.push(run);
+    }
+    let scaling = if runs.iter().any(|r| r.under_load) {
+        let load = runs.iter().fold(None, |m, r| max_load(m, r.load1));
+        outln!("2 threads / 1 thread: {}", load_flag(load, 2));
+        None
+    } else {
+        let s = runs[1].games_per_hour / runs[0].games_per_hour;
+        outln!("2 threads / 1 thread: {s:.2}x games per hour");
+        Some(s)
+    };
+    Ok(CohortReport {
+        policy: spec.to_string(),
+        table: table.to_string(),
+        driver: "headless",
+        seed_start: seed_hex(COHORT_SEED),
+        games,
+        max_moves: MAX_MOVES,
+        gravity: plan.gravity.name(),
+        runs,
         scaling,
     })
 }

@@ -17,6 +17,7 @@ use drop7::formats::{
 use drop7::gravity::GravityChoice;
 use drop7::input::{LineProblem, LineReader, MAX_LINE_BYTES};
 use drop7::leaf::FairLeaf;
+use drop7::parallel::{MAX_SEARCH_THREADS, ParallelSearch};
 use drop7::player::{FairSpec, TableSpec};
 use drop7::position::Position;
 use drop7::reference::search::ReferenceSearch;
@@ -43,7 +44,8 @@ pub struct DecideArgs {
     pub strata: u32,
     /// Transposition table: none, lru:C (reference semantics), dm:N or sa:N[:W]
     /// (N entries, a power of two; W ways, 2 or 4)
-    /// [default: sa:65536:4; with --search reference: lru:200000].
+    /// [default: sa:65536:4 up to depth 4, sa:1048576:4 (46 MB) from depth 5;
+    /// with --search reference: lru:200000].
     #[arg(long, value_name = "TABLE")]
     pub table: Option<String>,
     /// Work budget [default: W(D,S)+1, which never binds].
@@ -66,6 +68,11 @@ pub struct DecideArgs {
     /// [default: $DROP7_GRAVITY, else auto].
     #[arg(long, value_name = "PATH")]
     pub gravity: Option<String>,
+    /// Threads splitting each decision (fast search only): values, action and
+    /// completed depth are those of one thread; each thread has its own copy
+    /// of the table, and with a table the counters differ (README).
+    #[arg(long, default_value_t = 1, value_name = "N")]
+    pub threads: usize,
 }
 
 /// Runs `drop7 decide`.
@@ -76,10 +83,19 @@ pub fn run(args: &DecideArgs) -> Result<bool> {
     if !(1..=MAX_STRATA).contains(&args.strata) {
         bail!("--strata must be 1-{MAX_STRATA}, got {}", args.strata);
     }
+    if !(1..=MAX_SEARCH_THREADS).contains(&args.threads) {
+        bail!(
+            "--threads must be 1-{MAX_SEARCH_THREADS}, got {}",
+            args.threads
+        );
+    }
+    if args.threads > 1 && args.search != "fast" {
+        bail!("--threads applies to --search fast only");
+    }
     let table: TableSpec = match (&args.table, args.search.as_str()) {
         (Some(t), _) => t.parse().context("--table")?,
         (None, "reference") => TableSpec::Lru(200_000),
-        (None, _) => TableSpec::DEFAULT,
+        (None, _) => TableSpec::default_for_depth(args.depth),
     };
     let config = FairSpec {
         depth: args.depth,
@@ -117,7 +133,12 @@ pub fn run(args: &DecideArgs) -> Result<bool> {
                     (p, bound)
                 });
                 let max_work = config.max_work;
-                answer(&mut s, single, Report { max_work, progress })
+                let report = Report { max_work, progress };
+                if args.threads > 1 {
+                    answer(&mut ParallelSearch::new(s, args.threads), single, report)
+                } else {
+                    answer(&mut s, single, report)
+                }
             }))
         }
         "reference" => {

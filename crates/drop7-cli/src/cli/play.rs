@@ -13,7 +13,8 @@ use clap::Args;
 use drop7::formats::{GameRecord, seed_hex};
 use drop7::records::{RULESET, identity_difference, parse_record_line, parse_shard, shard_range};
 use drop7::runner::{
-    CohortConfig, CohortStats, CohortSummary, RunControl, RunLabels, nth_seed, run_cohort_with,
+    CohortConfig, CohortStats, CohortSummary, RunControl, RunLabels, available_threads, nth_seed,
+    run_cohort_with,
 };
 use fs4::fs_std::FileExt;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -33,7 +34,8 @@ pub struct PlayArgs {
     /// Number of games of the whole cohort (consecutive seeds).
     #[arg(long, default_value_t = 1000, value_name = "N")]
     games: u64,
-    /// Worker threads [default: all cores]; results do not depend on it.
+    /// Worker threads [default: all cores]; a fair run with fewer games than
+    /// threads splits each decision over the spare ones. Results do not depend on it.
     #[arg(long, value_name = "T")]
     threads: Option<usize>,
     /// Write one JSON line per game (in seed order) to FILE; the file is
@@ -112,7 +114,7 @@ pub fn run(args: &PlayArgs) -> Result<()> {
             args.tapes.as_deref(),
         );
     }
-    let setup = args.game.resolve(args.games)?;
+    let mut setup = args.game.resolve(args.games)?;
     if let Some(dir) = &args.tapes {
         std::fs::create_dir_all(dir)
             .with_context(|| format!("cannot create --tapes directory {}", dir.display()))?;
@@ -166,6 +168,18 @@ pub fn run(args: &PlayArgs) -> Result<()> {
         threads: args.threads.unwrap_or(0),
         labels,
     };
+    // Fewer fair games than threads: the spare threads split each decision
+    // (same records: a split decision is the one-thread decision).
+    let total_threads = match cfg.threads {
+        0 => available_threads(),
+        t => t,
+    };
+    if matches!(setup.policy, PolicySpec::Fair(_)) && cfg.games > 0 {
+        let games = usize::try_from(cfg.games).unwrap_or(usize::MAX);
+        if games < total_threads {
+            setup.search_threads = total_threads / games;
+        }
+    }
     let signals = Signals::install()?;
     let fair = matches!(setup.policy, PolicySpec::Fair(_));
     let moves_live = AtomicU64::new(0);
@@ -629,9 +643,14 @@ fn print_summary(
         run.stats.games,
         run.moves_per_second()
     )?;
+    let split = if setup.search_threads > 1 && cfg.games > 0 {
+        format!(" (each decision split over {})", setup.search_threads)
+    } else {
+        String::new()
+    };
     writeln!(
         o,
-        "threads    {}",
+        "threads    {}{split}",
         if cfg.games == 0 { 0 } else { run.threads }
     )?;
     writeln!(

@@ -139,7 +139,7 @@ fn from_seed(args: &ShowArgs, seed: &str) -> Result<(String, Vec<Frame>)> {
     let seed = parse_seed(seed).map_err(|e| anyhow!("--seed: {e}"))?;
     let game_args = GameArgs {
         policy: args.policy.clone(),
-        table: "sa:65536:4".into(),
+        table: None,
         max_work: None,
         driver: args.driver.clone(),
         seed_start: seed.to_string(),

@@ -125,9 +125,10 @@ pub struct GameArgs {
     /// d4s5), fair:dDsS (e.g. fair:d4s7) or d7p:"COMMAND" (an external D7P engine).
     #[arg(long, default_value = "center", value_name = "POLICY")]
     pub policy: String,
-    /// Transposition table of a fair policy: none, lru:C, dm:N or sa:N[:W].
-    #[arg(long, default_value = "sa:65536:4", value_name = "TABLE")]
-    pub table: String,
+    /// Transposition table of a fair policy: none, lru:C, dm:N or sa:N[:W]
+    /// [default: sa:65536:4 up to depth 4, sa:1048576:4 (46 MB) from depth 5].
+    #[arg(long, value_name = "TABLE")]
+    pub table: Option<String>,
     /// Work budget per decision of a fair policy [default: W(D,S)+1, never binds].
     #[arg(long, value_name = "W")]
     pub max_work: Option<u64>,
@@ -171,6 +172,9 @@ pub struct GameSetup {
     /// Gravity path of a fair policy's search (the engine's, or resolved alone
     /// for the reference engine).
     pub search_gravity: GravityPath,
+    /// Threads splitting each decision of a fair policy (1: none; `play`
+    /// raises it when a run has fewer games than threads).
+    pub search_threads: usize,
 }
 
 impl GameArgs {
@@ -189,7 +193,11 @@ impl GameArgs {
             bail!("--max-moves must be at least 1");
         }
         let engine = resolve_engine(&self.engine, self.gravity.as_deref())?;
-        let table: TableSpec = self.table.parse().context("--table")?;
+        let table: TableSpec = match (&self.table, policy) {
+            (Some(t), _) => t.parse().context("--table")?,
+            (None, PolicySpec::Fair(f)) => TableSpec::default_for_depth(f.depth),
+            (None, _) => TableSpec::DEFAULT,
+        };
         let search_gravity = match engine {
             EngineSel::Packed(path) => path,
             EngineSel::Reference => match resolve_engine("packed", self.gravity.as_deref())? {
@@ -210,6 +218,7 @@ impl GameArgs {
             table,
             max_work: self.max_work,
             search_gravity,
+            search_threads: 1,
         })
     }
 }
@@ -287,12 +296,15 @@ macro_rules! with_policy {
                     $setup.table,
                     |table| {
                         let $make = || {
-                            drop7::player::FairPolicy::new(drop7::search::FairSearch::new(
-                                drop7::leaf::FairLeaf,
-                                table.clone(),
-                                g,
-                                config,
-                            ))
+                            drop7::parallel::ParallelSearch::new(
+                                drop7::search::FairSearch::new(
+                                    drop7::leaf::FairLeaf,
+                                    table.clone(),
+                                    g,
+                                    config,
+                                ),
+                                $setup.search_threads,
+                            )
                         };
                         anyhow::Ok($body)
                     }

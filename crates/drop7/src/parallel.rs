@@ -1,0 +1,351 @@
+//! One fair-search decision on several threads: a root split with the values,
+//! action and completed depth of one thread (spec: search.md §1, §4).
+//!
+//! The root chance node of column `c` at iteration depth `d` is the mean of
+//! its `S` samples, `(Σ_s (δ_s + v_s)) / S` summed in sample order. Every
+//! `(d, c, s)` triple is an independent task (its value depends only on the
+//! canonical root, never on a table), so [`ParallelSearch`] hands the tasks of
+//! all iterations to its workers (deepest iteration first, each worker
+//! taking the next task when it finishes one) and then adds the samples in
+//! the one-thread order: the values are bit-identical to [`FairSearch`]'s.
+//!
+//! The workers share one transposition table ([`SharedTable`]: the
+//! configured table behind a mutex; only interior max nodes probe it, a few
+//! percent of the nodes, so the lock is cheap). `work`, `nodes`, `cacheHits`,
+//! `leafCalls` and `moveCalls` are summed over the workers; `cacheEntries` and
+//! `evictions` are the shared table's. With no table (`none`) the counters are
+//! one thread's exactly. With a table they differ from one thread's and from
+//! run to run: the order in which the workers store and hit entries decides
+//! which subtrees are found in the table (the iterations overlap, and a
+//! worker may expand a node another worker is still computing), so hits are
+//! typically somewhat fewer and work somewhat higher than one thread's.
+//!
+//! A work budget that can bind (`max_work ≤ W(D,S)`) makes iteration
+//! completion depend on the order of work, so such a decision, like a
+//! one-thread searcher, runs on one thread with the one-thread counters.
+//!
+//! ```
+//! use drop7::gravity::Portable;
+//! use drop7::leaf::FairLeaf;
+//! use drop7::parallel::ParallelSearch;
+//! use drop7::position::Position;
+//! use drop7::search::{FairSearch, SearchConfig};
+//! use drop7::table::NoTable;
+//! let one = FairSearch::new(FairLeaf, NoTable, Portable, SearchConfig::new(2, 3));
+//! let mut two = ParallelSearch::new(one.clone(), 2);
+//! let mut one = one;
+//! let root = Position::initial(4);
+//! let (a, b) = (one.decide(&root), two.decide(&root));
+//! assert_eq!((a.action, a.completed_depth), (b.action, b.completed_depth));
+//! assert_eq!(a.values.map(|v| v.map(f64::to_bits)), b.values.map(|v| v.map(f64::to_bits)));
+//! assert_eq!(a.stats.work, b.stats.work); // no table: the same counters
+//! ```
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+
+use crate::gravity::Gravity;
+use crate::leaf::Leaf;
+use crate::policy::COLUMN_ORDER;
+use crate::position::Position;
+use crate::runner::Policy;
+use crate::search::{
+    Decide, Decision, FairSearch, SearchConfig, SearchStats, Step, canonicalize, worst_case_work,
+};
+use crate::table::{Key, Table};
+
+/// Most threads one decision may use.
+pub const MAX_SEARCH_THREADS: usize = 256;
+
+/// A fair search that splits each decision over `threads` workers (module docs).
+#[derive(Debug)]
+pub struct ParallelSearch<L: Leaf, T: Table, G: Gravity> {
+    workers: Vec<FairSearch<L, SharedTable<T>, G>>,
+    /// Counters of the last decision played as a [`Policy`].
+    last: crate::search::SearchStats,
+}
+
+/// A table shared by the workers of one [`ParallelSearch`]: `T` behind a
+/// mutex (a poisoned lock is taken over: entries are exact values or absent).
+#[derive(Debug)]
+pub struct SharedTable<T>(Arc<Mutex<T>>);
+
+impl<T> SharedTable<T> {
+    /// Shares `table`.
+    pub fn new(table: T) -> Self {
+        SharedTable(Arc::new(Mutex::new(table)))
+    }
+
+    #[inline]
+    fn lock(&self) -> MutexGuard<'_, T> {
+        self.0.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+/// Another handle on the same table.
+impl<T> Clone for SharedTable<T> {
+    fn clone(&self) -> Self {
+        SharedTable(Arc::clone(&self.0))
+    }
+}
+
+impl<T: Table> Table for SharedTable<T> {
+    const ENABLED: bool = T::ENABLED;
+    fn clear(&mut self) {
+        self.lock().clear();
+    }
+    #[inline]
+    fn probe(&mut self, key: &Key) -> Option<f64> {
+        self.lock().probe(key)
+    }
+    #[inline]
+    fn store(&mut self, key: &Key, value: f64) {
+        self.lock().store(key, value);
+    }
+    fn entries(&self) -> u64 {
+        self.lock().entries()
+    }
+    fn evictions(&self) -> u64 {
+        self.lock().evictions()
+    }
+    fn memory_bytes(&self) -> usize {
+        self.lock().memory_bytes()
+    }
+}
+
+/// Action, per-column values and expected scores of a completed iteration.
+type RootResult = (usize, [Option<f64>; 7], [Option<f64>; 7]);
+
+/// One root task: iteration depth, column, sample.
+type Task = (u32, usize, u32);
+
+impl<L, T, G> ParallelSearch<L, T, G>
+where
+    L: Leaf + Clone + Send,
+    T: Table + Send,
+    G: Gravity,
+{
+    /// `threads` workers (clamped to 1..=[`MAX_SEARCH_THREADS`]) searching
+    /// like `search`, sharing its table. Without the `threads` feature the
+    /// tasks run on the calling thread (same results).
+    pub fn new(search: FairSearch<L, T, G>, threads: usize) -> Self {
+        let threads = threads.clamp(1, MAX_SEARCH_THREADS);
+        let (leaf, table, gravity, config) = search.into_parts();
+        let table = SharedTable::new(table);
+        let workers = (0..threads)
+            .map(|_| FairSearch::new(leaf.clone(), table.clone(), gravity, config))
+            .collect();
+        ParallelSearch {
+            workers,
+            last: crate::search::SearchStats::default(),
+        }
+    }
+
+    /// Worker count.
+    pub fn threads(&self) -> usize {
+        self.workers.len()
+    }
+
+    /// The search configuration.
+    pub fn config(&self) -> SearchConfig {
+        self.workers[0].config()
+    }
+
+    /// Decides `source` like [`FairSearch::decide`]: the same action,
+    /// completed depth, values and expected scores bit for bit; counters as
+    /// in the module docs.
+    pub fn decide(&mut self, source: &Position) -> Decision {
+        let config = self.config();
+        if self.workers.len() == 1
+            || source.game_over
+            || config.max_work <= worst_case_work(config.depth, config.strata)
+        {
+            return self.workers[0].decide(source);
+        }
+        let mut root = *source;
+        let mirrored = canonicalize(&mut root.board);
+        let columns: Vec<usize> = COLUMN_ORDER
+            .into_iter()
+            .filter(|&c| root.board.is_legal(c))
+            .collect();
+        if columns.is_empty() {
+            return self.workers[0].decide(source);
+        }
+        let strata = config.strata;
+        let tasks: Vec<Task> = (1..=config.depth)
+            .rev()
+            .flat_map(|d| {
+                columns
+                    .iter()
+                    .flat_map(move |&c| (0..strata).map(move |s| (d, c, s)))
+            })
+            .collect();
+        for w in &mut self.workers {
+            w.begin_split(&root);
+        }
+        let results = run_tasks(&mut self.workers, &root, &tasks);
+
+        // Add the samples in the one-thread order, iteration by iteration.
+        let per_depth = columns.len() * strata as usize;
+        let n = f64::from(strata);
+        let mut decision = Decision::none();
+        let mut completed: Option<RootResult> = None;
+        for d in 1..=config.depth {
+            // Tasks of depth d start at (depth - d) * per_depth.
+            let base = (config.depth - d) as usize * per_depth;
+            let mut values = [None; 7];
+            let mut expected = [None; 7];
+            let mut best = f64::NEG_INFINITY;
+            let mut action = None;
+            let mut complete = true;
+            'columns: for (k, &c) in columns.iter().enumerate() {
+                let mut value = 0.0f64;
+                let mut exp = 0.0f64;
+                for s in 0..strata as usize {
+                    match results[base + k * strata as usize + s] {
+                        Some(Ok((sd, contribution))) => {
+                            exp += sd;
+                            value += contribution;
+                        }
+                        _ => {
+                            complete = false;
+                            break 'columns;
+                        }
+                    }
+                }
+                let v = value / n;
+                values[c] = Some(v);
+                expected[c] = Some(exp / n);
+                if v > best {
+                    best = v;
+                    action = Some(c);
+                }
+            }
+            if !complete {
+                break;
+            }
+            completed = action.map(|a| (a, values, expected));
+            decision.completed_depth = d;
+        }
+        let unmirror = |c: usize| if mirrored { 6 - c } else { c };
+        let action = match completed {
+            Some((a, values, expected)) => {
+                for c in 0..7 {
+                    decision.values[unmirror(c)] = values[c];
+                    decision.expected_scores[unmirror(c)] = expected[c];
+                }
+                Some(a)
+            }
+            None => crate::policy::center_first(&root.board),
+        };
+        decision.action = action.map(unmirror);
+        let mut stats = self
+            .workers
+            .iter()
+            .map(FairSearch::split_stats)
+            .fold(SearchStats::default(), add_stats);
+        // One shared table: its entries and evictions once.
+        stats.cache_entries = self.workers[0].table().entries();
+        stats.evictions = self.workers[0].table().evictions();
+        decision.stats = stats;
+        decision
+    }
+}
+
+fn add_stats(a: SearchStats, b: SearchStats) -> SearchStats {
+    SearchStats {
+        work: a.work + b.work,
+        nodes: a.nodes + b.nodes,
+        cache_hits: a.cache_hits + b.cache_hits,
+        cache_entries: a.cache_entries + b.cache_entries,
+        evictions: a.evictions + b.evictions,
+        leaf_calls: a.leaf_calls + b.leaf_calls,
+        move_calls: a.move_calls + b.move_calls,
+    }
+}
+
+/// Runs every task on the workers (each takes the next untaken task); the
+/// result of task `i` is at index `i`.
+fn run_tasks<L, T, G>(
+    workers: &mut [FairSearch<L, SharedTable<T>, G>],
+    root: &Position,
+    tasks: &[Task],
+) -> Vec<Option<Step<(f64, f64)>>>
+where
+    L: Leaf + Clone + Send,
+    T: Table + Send,
+    G: Gravity,
+{
+    let next = AtomicUsize::new(0);
+    let work = |w: &mut FairSearch<L, SharedTable<T>, G>| {
+        let mut out = Vec::new();
+        loop {
+            let i = next.fetch_add(1, Ordering::Relaxed);
+            let Some(&(d, c, s)) = tasks.get(i) else {
+                break;
+            };
+            out.push((i, w.root_sample(root, c, d, s)));
+        }
+        out
+    };
+    let mut results = vec![None; tasks.len()];
+    let mut collect = |done: Vec<(usize, Step<(f64, f64)>)>| {
+        for (i, r) in done {
+            results[i] = Some(r);
+        }
+    };
+    #[cfg(feature = "threads")]
+    {
+        let (first, rest) = workers.split_first_mut().expect("at least one worker");
+        std::thread::scope(|scope| {
+            let work = &work;
+            let handles: Vec<_> = rest
+                .iter_mut()
+                .map(|w| scope.spawn(move || work(w)))
+                .collect();
+            collect(work(first));
+            for h in handles {
+                match h.join() {
+                    Ok(done) => collect(done),
+                    Err(panic) => std::panic::resume_unwind(panic),
+                }
+            }
+        });
+    }
+    #[cfg(not(feature = "threads"))]
+    collect(work(&mut workers[0]));
+    results
+}
+
+impl<L, T, G> Decide for ParallelSearch<L, T, G>
+where
+    L: Leaf + Clone + Send,
+    T: Table + Send,
+    G: Gravity,
+{
+    fn decide_position(&mut self, pos: &Position) -> Decision {
+        self.decide(pos)
+    }
+    fn table_bytes(&self) -> Option<usize> {
+        Some(self.workers[0].table().memory_bytes())
+    }
+}
+
+/// A policy that plays the split search's choice (the fair policy of a run
+/// with fewer games than threads).
+impl<L, T, G> Policy for ParallelSearch<L, T, G>
+where
+    L: Leaf + Clone + Send,
+    T: Table + Send,
+    G: Gravity,
+{
+    fn new_game(&mut self, _seed: u32) {}
+    fn choose(&mut self, pos: &Position) -> Option<usize> {
+        let d = self.decide(pos);
+        self.last = d.stats;
+        d.action
+    }
+    fn last_search(&self) -> Option<crate::search::SearchStats> {
+        Some(self.last)
+    }
+}
