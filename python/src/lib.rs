@@ -569,7 +569,8 @@ fn run_seeds<P: Policy, F: Fn() -> P + Sync, G: drop7::gravity::Gravity>(
 /// one JSON array text (the Python side parses it, keeping key order).
 #[pyfunction]
 #[pyo3(signature = (policy, seeds, threads = 0, max_moves = DEFAULT_MAX_MOVES, driver = "headless", table = "sa:65536:4", max_work = None))]
-#[allow(clippy::too_many_arguments)]
+// The table prototype is cloned per worker; `NoTable` happens to be `Copy`.
+#[allow(clippy::too_many_arguments, clippy::clone_on_copy)]
 fn play_json(
     py: Python<'_>,
     policy: &str,
