@@ -212,11 +212,8 @@ class Drop7VectorEnv(VectorEnv):
     def reset(
         self, *, seed: Optional[int] = None, options: Optional[Dict[str, Any]] = None
     ) -> Tuple[Dict[str, np.ndarray], Dict[str, np.ndarray]]:
-        if seed is not None and not isinstance(seed, (int, np.integer)) or isinstance(seed, bool):
-            raise TypeError(
-                f"seed must be an integer or None (env i plays seed + i), got {type(seed).__name__}"
-            )
         if seed is not None:
+            # One integer: env i plays seed + i (a list of per-env seeds is not supported).
             seed = _check_seed(seed)
         super().reset(seed=seed)
         if seed is None:

@@ -670,6 +670,8 @@ struct VectorCore {
     /// step resets it and ignores its action (next-step autoreset).
     pending_reset: Vec<bool>,
     next_seed: u32,
+    /// Gravity path of the moves (`DROP7_GRAVITY`, else auto, as `drop7 play`).
+    gravity: GravityPath,
 }
 
 type Obs<'py> = (
@@ -739,6 +741,7 @@ impl VectorCore {
             max_moves,
             pending_reset: vec![false; num_envs],
             next_seed: num_envs as u32,
+            gravity: gravity_path()?,
         })
     }
 
@@ -799,25 +802,32 @@ impl VectorCore {
         let mut terminated = vec![false; n];
         let mut truncated = vec![false; n];
         let mut autoreset = vec![false; n];
+        let path = self.gravity;
         py.detach(|| {
-            for i in 0..n {
-                if self.pending_reset[i] {
-                    let seed = self.next_seed;
-                    self.next_seed = self.next_seed.wrapping_add(1);
-                    self.games[i] = self.start(seed);
-                    self.pending_reset[i] = false;
-                    autoreset[i] = true;
-                    continue;
+            drop7::with_gravity!(path, |gravity| {
+                for i in 0..n {
+                    if self.pending_reset[i] {
+                        let seed = self.next_seed;
+                        self.next_seed = self.next_seed.wrapping_add(1);
+                        self.games[i] = self.start(seed);
+                        self.pending_reset[i] = false;
+                        autoreset[i] = true;
+                        continue;
+                    }
+                    // The same game on the selected gravity path (results
+                    // never depend on the path).
+                    let slot = &mut self.games[i];
+                    let mut g = CoreGame::from_state(*slot.state(), *slot.driver(), gravity);
+                    let s = g
+                        .play_into(acts[i] as usize, &mut ())
+                        .expect("checked legal above");
+                    *slot = CoreGame::from_state(*g.state(), *g.driver(), Portable);
+                    reward[i] = s.score_delta as f64;
+                    terminated[i] = s.terminal.is_some();
+                    truncated[i] = !terminated[i] && g.state().moves_played >= self.max_moves;
+                    self.pending_reset[i] = terminated[i] || truncated[i];
                 }
-                let g = &mut self.games[i];
-                let s = g
-                    .play_into(acts[i] as usize, &mut ())
-                    .expect("checked legal above");
-                reward[i] = s.score_delta as f64;
-                terminated[i] = s.terminal.is_some();
-                truncated[i] = !terminated[i] && g.state().moves_played >= self.max_moves;
-                self.pending_reset[i] = terminated[i] || truncated[i];
-            }
+            })
         });
         Ok((
             self.observe(py),
