@@ -345,6 +345,18 @@ impl<G: Gravity> Game<G> {
         }
     }
 
+    /// A game resumed from `state` (e.g. a position built from a board) with
+    /// `driver`. A headless driver draws the next move's reveals and next disc
+    /// from `(seed, state.moves_played)`, exactly as a game that reached
+    /// `state`; a stream driver continues from the stream as given.
+    pub const fn from_state(state: GameState, driver: Driver, gravity: G) -> Game<G> {
+        Game {
+            state,
+            driver,
+            gravity,
+        }
+    }
+
     /// The current state.
     pub const fn state(&self) -> &GameState {
         &self.state

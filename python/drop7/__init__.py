@@ -1,0 +1,74 @@
+"""drop7: Drop7 Hardcore exactly as the reference engines play it, the fair
+expectimax player, and Gymnasium environments (``drop7/Drop7-v0``).
+
+The engine and the search are the Rust core library (``drop7._drop7``); see
+``drop7/__init__.pyi`` for shapes, dtypes and units of every call.
+
+Board encoding (``Game.board``, observations): ``int8`` array of shape
+``(7, 7)``, row 0 at the top (as in the trace format's 49-character board),
+cell codes 0 empty, 1-7 numbered discs, 8 solid gray, 9 cracked gray.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Iterable, List, Optional
+
+from drop7._drop7 import DEFAULT_MAX_MOVES, DROPS_PER_LEVEL, Game, __version__, decide, leaf
+from drop7 import _drop7
+
+__all__ = [
+    "Game",
+    "decide",
+    "leaf",
+    "play",
+    "Drop7Env",
+    "Drop7VectorEnv",
+    "IllegalMove",
+    "DEFAULT_MAX_MOVES",
+    "DROPS_PER_LEVEL",
+    "__version__",
+]
+
+
+def play(
+    policy: str,
+    seeds: Iterable[int],
+    threads: int = 0,
+    *,
+    max_moves: int = DEFAULT_MAX_MOVES,
+    driver: str = "headless",
+    table: str = "sa:65536:4",
+    max_work: Optional[int] = None,
+    as_frame: bool = False,
+) -> Any:
+    """Plays one whole game per seed and returns the per-game records.
+
+    The records are those of ``drop7 play --out`` (same keys, same values),
+    in the order of ``seeds``, whatever ``threads`` is: a list of dicts, or
+    with ``as_frame=True`` a pandas ``DataFrame`` with one row per game.
+    ``policy`` is ``"center"``, ``"random"``, ``"fair"`` (depth 4, 5 strata)
+    or ``"fair:dDsS"``; ``threads=0`` uses every core. The GIL is released
+    while the games run.
+
+    Raises ``ValueError`` for an unknown policy, driver or table, or a seed
+    outside 0..2**32-1; ``TypeError`` when ``seeds`` is not an iterable of
+    integers; ``ImportError`` for ``as_frame=True`` without pandas.
+    """
+    if isinstance(threads, bool) or not isinstance(threads, int) or threads < 0:
+        raise ValueError(f"threads must be a non-negative integer, got {threads!r}")
+    records: List[dict] = json.loads(
+        _drop7.play_json(policy, seeds, threads, max_moves, driver, table, max_work)
+    )
+    if as_frame:
+        try:
+            import pandas as pd
+        except ImportError as e:  # pragma: no cover - depends on the environment
+            raise ImportError("drop7.play(..., as_frame=True) needs pandas: pip install pandas") from e
+        return pd.DataFrame.from_records(records)
+    return records
+
+
+from drop7.envs import Drop7Env, Drop7VectorEnv, IllegalMove, register_envs  # noqa: E402
+
+register_envs()

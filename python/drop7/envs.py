@@ -1,0 +1,251 @@
+"""Gymnasium environments over the exact engine: ``Drop7Env`` (one game,
+registered as ``drop7/Drop7-v0``) and ``Drop7VectorEnv`` (N games stepped in
+Rust in one call, Gymnasium's vector API with next-step autoreset)."""
+
+from __future__ import annotations
+
+from typing import Any, Dict, Optional, Tuple
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+from gymnasium.vector import AutoresetMode, VectorEnv
+from gymnasium.vector.utils import batch_space
+
+from drop7._drop7 import DEFAULT_MAX_MOVES, Game, VectorCore
+
+ENV_ID = "drop7/Drop7-v0"
+_SEED_LIMIT = 2**32
+
+
+class IllegalMove(gymnasium.error.InvalidAction, ValueError):
+    """An action that is not a legal column (out of 0..6, or a full column)."""
+
+
+def _observation_space(action_mask: bool) -> spaces.Dict:
+    d = {
+        "board": spaces.Box(low=0, high=9, shape=(7, 7), dtype=np.int8),
+        "next_disc": spaces.Discrete(7, start=1),
+        "moves_remaining": spaces.Discrete(6),
+        "level": spaces.Box(low=1, high=np.iinfo(np.int64).max, shape=(), dtype=np.int64),
+    }
+    if action_mask:
+        d["action_mask"] = spaces.MultiBinary(7)
+    return spaces.Dict(d)
+
+
+def _check_seed(seed: Any) -> int:
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
+        raise TypeError(f"seed must be an integer or None, got {type(seed).__name__}")
+    if not 0 <= int(seed) < _SEED_LIMIT:
+        raise ValueError(f"seed must be in 0..{_SEED_LIMIT - 1} (the game seed), got {seed}")
+    return int(seed)
+
+
+class Drop7Env(gymnasium.Env):
+    """One game of Drop7 Hardcore.
+
+    Observation: a ``Dict`` with ``board`` (int8 ``(7, 7)``, row 0 at the top,
+    codes 0 empty, 1-7 discs, 8 solid gray, 9 cracked gray), ``next_disc``
+    (1-7), ``moves_remaining`` (drops to the rise, 0-5; 0 only after a
+    blocked rise) and ``level`` (int64 scalar array, 1 + rises); with
+    ``action_mask_in_obs=True`` also ``action_mask`` (int8 ``(7,)``).
+    Action: ``Discrete(7)``, the column. Reward: the move's score delta
+    (points). ``terminated`` when the game ends; ``truncated`` when
+    ``max_moves`` moves were played. ``info["action_mask"]`` is a bool
+    ``(7,)`` array of the legal columns.
+
+    ``reset(seed=s)`` starts exactly the reference game of seed ``s``
+    (0..2**32-1): the same trajectory as ``drop7 trace --seed-start s`` for
+    the same columns. Without a seed, one is drawn from ``np_random``.
+    """
+
+    metadata = {"render_modes": ["ansi"], "render_fps": 4}
+
+    def __init__(
+        self,
+        driver: str = "headless",
+        max_moves: int = DEFAULT_MAX_MOVES,
+        action_mask_in_obs: bool = False,
+        render_mode: Optional[str] = None,
+    ) -> None:
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be None or 'ansi', got {render_mode!r}")
+        if not isinstance(max_moves, int) or max_moves < 1:
+            raise ValueError(f"max_moves must be a positive integer, got {max_moves!r}")
+        Game(0, driver)  # validates the driver name
+        self.driver = driver
+        self.max_moves = max_moves
+        self.action_mask_in_obs = action_mask_in_obs
+        self.render_mode = render_mode
+        self.observation_space = _observation_space(action_mask_in_obs)
+        self.action_space = spaces.Discrete(7)
+        self.game: Optional[Game] = None
+
+    def _obs(self) -> Dict[str, Any]:
+        g = self.game
+        assert g is not None
+        obs = {
+            "board": g.board,
+            "next_disc": np.int64(g.next_disc),
+            "moves_remaining": np.int64(g.moves_remaining),
+            "level": np.array(g.level, dtype=np.int64),
+        }
+        if self.action_mask_in_obs:
+            obs["action_mask"] = g.action_mask.astype(np.int8)
+        return obs
+
+    def _info(self) -> Dict[str, Any]:
+        g = self.game
+        assert g is not None
+        return {
+            "action_mask": g.action_mask,
+            "score": g.score,
+            "moves_played": g.moves_played,
+            "seed": g.seed,
+        }
+
+    def reset(
+        self, *, seed: Optional[int] = None, options: Optional[Dict[str, Any]] = None
+    ) -> Tuple[Dict[str, Any], Dict[str, Any]]:
+        if seed is not None:
+            seed = _check_seed(seed)
+        super().reset(seed=seed)
+        if seed is None:
+            seed = int(self.np_random.integers(0, _SEED_LIMIT))
+        self.game = Game(seed, self.driver)
+        return self._obs(), self._info()
+
+    def step(self, action: Any) -> Tuple[Dict[str, Any], float, bool, bool, Dict[str, Any]]:
+        g = self.game
+        if g is None:
+            raise gymnasium.error.ResetNeeded("call reset() before step()")
+        if g.game_over or g.moves_played >= self.max_moves:
+            raise gymnasium.error.ResetNeeded(
+                "the episode has ended (terminated or truncated); call reset()"
+            )
+        if isinstance(action, np.ndarray) and action.shape == ():
+            action = action.item()
+        if isinstance(action, bool) or not isinstance(action, (int, np.integer)):
+            raise TypeError(f"action must be an integer column 0-6, got {type(action).__name__}")
+        column = int(action)
+        if not 0 <= column <= 6:
+            raise IllegalMove(f"action {column} is out of range 0..6")
+        if not g.action_mask[column]:
+            raise IllegalMove(
+                f"column {column} is full (legal columns: {g.legal_columns}; see info['action_mask'])"
+            )
+        out = g.step(column)
+        terminated = bool(out["game_over"])
+        truncated = not terminated and g.moves_played >= self.max_moves
+        info = self._info()
+        info.update(
+            waves=out["waves"],
+            reveals=out["reveals"],
+            cleared_board=out["cleared_board"],
+            level_advanced=out["level_advanced"],
+            terminal_reason=out["terminal_reason"],
+        )
+        return self._obs(), float(out["score_delta"]), terminated, truncated, info
+
+    def render(self) -> Optional[str]:
+        if self.render_mode != "ansi" or self.game is None:
+            return None
+        g = self.game
+        rows = ["".join(".12345678*"[int(c)] for c in row) for row in g.board]
+        head = f"score {g.score}  level {g.level}  next {g.next_disc}  drops to rise {g.moves_remaining}"
+        return "\n".join([head, *rows])
+
+
+class Drop7VectorEnv(VectorEnv):
+    """``num_envs`` games stepped together in Rust (one call per step, no
+    per-board Python work); Gymnasium's vector API with next-step autoreset.
+
+    Observations are the batched ``Drop7Env`` observations: ``board`` int8
+    ``(N, 7, 7)``, ``next_disc`` / ``moves_remaining`` / ``level`` int64
+    ``(N,)`` (and ``action_mask`` int8 ``(N, 7)`` with ``action_mask_in_obs``).
+    ``step(actions)`` takes an integer array of shape ``(N,)`` and returns
+    rewards float64 ``(N,)`` (score deltas), terminations and truncations bool
+    ``(N,)``; ``info["action_mask"]`` is bool ``(N, 7)``, ``info["seed"]``
+    uint32 ``(N,)``, ``info["score"]`` int64 ``(N,)``.
+
+    Next-step autoreset: after an episode ends at step t, the action given for
+    that env at step t+1 is ignored and the env starts a new game (reward 0,
+    not terminated). ``reset(seed=s)`` gives env i the game of seed ``s + i``;
+    the autoresets that follow take seeds ``s + N``, ``s + N + 1``, ... in env
+    order. An illegal action (full column, out of range) raises
+    ``IllegalMove`` before any env moves.
+    """
+
+    metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": []}
+
+    def __init__(
+        self,
+        num_envs: int = 1,
+        driver: str = "headless",
+        max_moves: int = DEFAULT_MAX_MOVES,
+        action_mask_in_obs: bool = False,
+    ) -> None:
+        if isinstance(num_envs, bool) or not isinstance(num_envs, int) or num_envs < 1:
+            raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
+        if not isinstance(max_moves, int) or max_moves < 1:
+            raise ValueError(f"max_moves must be a positive integer, got {max_moves!r}")
+        self._core = VectorCore(num_envs, driver, max_moves)
+        self.num_envs = num_envs
+        self.driver = driver
+        self.max_moves = max_moves
+        self.action_mask_in_obs = action_mask_in_obs
+        self.single_observation_space = _observation_space(action_mask_in_obs)
+        self.single_action_space = spaces.Discrete(7)
+        self.observation_space = batch_space(self.single_observation_space, num_envs)
+        self.action_space = batch_space(self.single_action_space, num_envs)
+        self._np_random = None
+
+    def _pack(self, raw) -> Tuple[Dict[str, np.ndarray], Dict[str, np.ndarray]]:
+        board, next_disc, rise, level, mask = raw
+        obs = {"board": board, "next_disc": next_disc, "moves_remaining": rise, "level": level}
+        if self.action_mask_in_obs:
+            obs["action_mask"] = mask.astype(np.int8)
+        info = {"action_mask": mask}
+        return obs, info
+
+    def reset(
+        self, *, seed: Optional[int] = None, options: Optional[Dict[str, Any]] = None
+    ) -> Tuple[Dict[str, np.ndarray], Dict[str, np.ndarray]]:
+        if seed is not None:
+            # One integer: env i plays seed + i (a list of per-env seeds is not supported).
+            seed = _check_seed(seed)
+        super().reset(seed=seed)
+        if seed is None:
+            seed = int(self.np_random.integers(0, _SEED_LIMIT))
+        obs, info = self._pack(self._core.reset(seed))
+        info["seed"] = self._core.seeds
+        info["score"] = self._core.scores
+        return obs, info
+
+    def step(self, actions: Any):
+        a = np.asarray(actions)
+        if a.dtype.kind not in "iu":
+            raise TypeError(f"actions must be an integer array, got dtype {a.dtype}")
+        if a.shape != (self.num_envs,):
+            raise ValueError(f"actions must have shape ({self.num_envs},), got {a.shape}")
+        a = np.ascontiguousarray(a, dtype=np.int64)
+        try:
+            raw, reward, terminated, truncated, _autoreset = self._core.step(a)
+        except ValueError as e:
+            raise IllegalMove(str(e)) from None
+        obs, info = self._pack(raw)
+        info["seed"] = self._core.seeds
+        info["score"] = self._core.scores
+        return obs, reward, terminated, truncated, info
+
+
+def register_envs() -> None:
+    """Registers ``drop7/Drop7-v0`` (idempotent; done by ``import drop7``)."""
+    if ENV_ID in gymnasium.registry:
+        return
+    gymnasium.register(
+        id=ENV_ID,
+        entry_point="drop7.envs:Drop7Env",
+        vector_entry_point="drop7.envs:Drop7VectorEnv",
+    )

@@ -1,0 +1,899 @@
+//! `drop7._drop7`: the native half of the `drop7` Python package (PyO3).
+//!
+//! Everything here wraps the core library's public API: [`drop7::game::Game`]
+//! for single games, [`drop7::search::FairSearch`] for `decide`,
+//! [`drop7::leaf::FairLeaf`] for `leaf`, [`drop7::runner::play_game`] for
+//! `play`, and a batch of games stepped in one call for the vector
+//! environment. The pure-Python half (`python/drop7/`) adds the Gymnasium
+//! environments, the pandas frame and the docs users read
+//! (`drop7/__init__.pyi`).
+//!
+//! Long calls (`decide`, `play`, vector steps) release the GIL. Bad input
+//! raises `ValueError` / `TypeError` naming what and where; nothing panics.
+
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use drop7::board::{Board, CELLS, SIZE, format_cells, parse_cells};
+use drop7::formats::GameRecord;
+use drop7::game::{DriverKind, Game as CoreGame, GameState, TerminalReason};
+use drop7::gravity::{GravityChoice, GravityPath, Portable};
+use drop7::leaf::FairLeaf;
+use drop7::player::{FairPolicy, FairSpec, TableSpec};
+use drop7::position::{DROPS_PER_LEVEL, Position};
+use drop7::runner::{CenterPolicy, PackedEngine, Policy, RandomParityPolicy, RunLabels, play_game};
+use drop7::search::{Decision, FairSearch};
+use numpy::ndarray::{Array1, Array2, Array3};
+use numpy::{IntoPyArray, PyArray1, PyArray2, PyArray3, PyReadonlyArray1, PyUntypedArrayMethods};
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList, PyString};
+
+/// Default move cap of `play` and the environments (as `drop7 play`).
+const DEFAULT_MAX_MOVES: u32 = 2000;
+
+fn value_error(msg: impl Into<String>) -> PyErr {
+    PyValueError::new_err(msg.into())
+}
+
+fn parse_driver(name: &str) -> PyResult<DriverKind> {
+    match name {
+        "headless" => Ok(DriverKind::Headless),
+        "stream" => Ok(DriverKind::Stream),
+        other => Err(value_error(format!(
+            "unknown driver {other:?} (expected \"headless\" or \"stream\")"
+        ))),
+    }
+}
+
+fn parse_table(spec: &str) -> PyResult<TableSpec> {
+    spec.parse::<TableSpec>()
+        .map_err(|e| value_error(format!("table: {e}")))
+}
+
+/// The gravity path `drop7` would use (`DROP7_GRAVITY`, else auto).
+fn gravity_path() -> PyResult<GravityPath> {
+    GravityChoice::from_env()
+        .and_then(GravityChoice::resolve)
+        .map_err(|e| value_error(format!("DROP7_GRAVITY: {e}")))
+}
+
+/// A seed from any Python integer: 0..=2^32-1, else ValueError.
+fn seed_from(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<u32> {
+    let v: i128 = obj
+        .extract()
+        .map_err(|_| PyTypeError::new_err(format!("{what} must be an integer")))?;
+    u32::try_from(v).map_err(|_| value_error(format!("{what} must be in 0..=4294967295, got {v}")))
+}
+
+fn int_in(obj: &Bound<'_, PyAny>, what: &str, lo: i64, hi: i64) -> PyResult<i64> {
+    if obj.is_instance_of::<pyo3::types::PyBool>() {
+        return Err(PyTypeError::new_err(format!(
+            "{what} must be an integer, got bool"
+        )));
+    }
+    let v: i64 = obj.extract().map_err(|_| {
+        PyTypeError::new_err(format!("{what} must be an integer, got {}", type_name(obj)))
+    })?;
+    if !(lo..=hi).contains(&v) {
+        return Err(value_error(format!("{what} must be {lo}-{hi}, got {v}")));
+    }
+    Ok(v)
+}
+
+fn type_name(obj: &Bound<'_, PyAny>) -> String {
+    obj.get_type()
+        .name()
+        .map(|n| n.to_string())
+        .unwrap_or_else(|_| "?".into())
+}
+
+/// A board from a 49-character string or a `(7, 7)` integer array-like
+/// (row 0 at the top; 0 empty, 1-7 numbered discs, 8 solid gray, 9 cracked gray).
+fn board_from(py: Python<'_>, obj: &Bound<'_, PyAny>) -> PyResult<Board> {
+    if let Ok(s) = obj.cast::<PyString>() {
+        let text = s.to_cow()?;
+        return parse_cells(&text)
+            .map(|c| Board::from_cells(&c))
+            .map_err(|e| value_error(format!("board: {e}")));
+    }
+    let np = py.import("numpy")?;
+    let arr = np.call_method1("asarray", (obj,)).map_err(|e| {
+        PyTypeError::new_err(format!(
+            "board must be a (7, 7) integer array or a 49-character string, got {} ({e})",
+            type_name(obj)
+        ))
+    })?;
+    let kind: String = arr.getattr("dtype")?.getattr("kind")?.extract()?;
+    if kind != "i" && kind != "u" {
+        let dtype = arr.getattr("dtype")?.str()?.to_string();
+        return Err(PyTypeError::new_err(format!(
+            "board must have an integer dtype (e.g. int8), got {dtype}"
+        )));
+    }
+    let shape: Vec<usize> = arr.getattr("shape")?.extract()?;
+    if shape != [SIZE, SIZE] {
+        return Err(value_error(format!(
+            "board must have shape (7, 7), got {}",
+            shape_text(&shape)
+        )));
+    }
+    let flat = arr
+        .call_method1("astype", ("int64",))?
+        .call_method0("ravel")?;
+    let values: Vec<i64> = flat.call_method0("tolist")?.extract()?;
+    let mut text = String::with_capacity(CELLS);
+    for (i, &v) in values.iter().enumerate() {
+        if !(0..=9).contains(&v) {
+            return Err(value_error(format!(
+                "board[{}, {}] is {v}, expected a cell code 0-9",
+                i / SIZE,
+                i % SIZE
+            )));
+        }
+        text.push(char::from(b'0' + v as u8));
+    }
+    parse_cells(&text)
+        .map(|c| Board::from_cells(&c))
+        .map_err(|e| value_error(format!("board: {e}")))
+}
+
+fn shape_text(shape: &[usize]) -> String {
+    match shape {
+        [n] => format!("({n},)"),
+        _ => format!(
+            "({})",
+            shape
+                .iter()
+                .map(|d| d.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    }
+}
+
+fn board_array(board: &Board) -> Array2<i8> {
+    let cells = board.to_cells();
+    Array2::from_shape_fn((SIZE, SIZE), |(r, c)| cells[r * SIZE + c] as i8)
+}
+
+fn mask_of(board: &Board, over: bool) -> [bool; 7] {
+    let m = if over { 0 } else { board.legal_mask() };
+    std::array::from_fn(|c| m & (1 << c) != 0)
+}
+
+/// A position from a `Game` or a mapping `{"board", "next", "movesRemaining"[, "gameOver"]}`
+/// (the root-line keys of `drop7 decide`; `next_disc` / `moves_remaining` /
+/// `game_over` are accepted too).
+fn position_from(py: Python<'_>, obj: &Bound<'_, PyAny>) -> PyResult<Position> {
+    if let Ok(g) = obj.cast::<Game>() {
+        return Ok(g.borrow().inner.state().position);
+    }
+    let Ok(map) = obj.cast::<pyo3::types::PyMapping>() else {
+        return Err(PyTypeError::new_err(format!(
+            "position must be a drop7.Game or a mapping with keys \"board\", \"next\", \"movesRemaining\", got {}",
+            type_name(obj)
+        )));
+    };
+    let get = |keys: &[&str]| -> PyResult<Option<Bound<'_, PyAny>>> {
+        for k in keys {
+            if map.contains(*k)? {
+                return Ok(Some(map.get_item(*k)?));
+            }
+        }
+        Ok(None)
+    };
+    let need = |keys: &[&str]| -> PyResult<Bound<'_, PyAny>> {
+        get(keys)?.ok_or_else(|| value_error(format!("position: missing key {:?}", keys[0])))
+    };
+    let board = board_from(py, &need(&["board"])?)?;
+    let next = int_in(&need(&["next", "next_disc"])?, "next", 1, 7)?;
+    let rise = int_in(
+        &need(&["movesRemaining", "moves_remaining"])?,
+        "movesRemaining",
+        1,
+        5,
+    )?;
+    let game_over = match get(&["gameOver", "game_over"])? {
+        None => false,
+        Some(v) if v.is_none() => false,
+        Some(v) => v
+            .extract::<bool>()
+            .map_err(|_| PyTypeError::new_err("gameOver must be a bool"))?,
+    };
+    Ok(Position {
+        board,
+        next_disc: next as u8,
+        moves_remaining: rise as u8,
+        game_over,
+    })
+}
+
+/// One game of Drop7 Hardcore (see `drop7/__init__.pyi` for the documentation).
+#[pyclass(module = "drop7", name = "Game")]
+#[derive(Clone)]
+struct Game {
+    inner: CoreGame<Portable>,
+    kind: DriverKind,
+    terminal: Option<TerminalReason>,
+}
+
+impl Game {
+    fn outcome<'py>(
+        &self,
+        py: Python<'py>,
+        out: &drop7::game::MoveOutcome,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let d = PyDict::new(py);
+        d.set_item("disc", out.disc)?;
+        d.set_item("column", out.column)?;
+        d.set_item("score_delta", out.score_delta)?;
+        let waves = PyList::empty(py);
+        let mut reveals = 0u32;
+        for w in &out.waves {
+            let wd = PyDict::new(py);
+            wd.set_item("depth", w.depth)?;
+            wd.set_item("cleared", w.cleared)?;
+            wd.set_item("revealed", w.revealed)?;
+            wd.set_item("points", w.points)?;
+            waves.append(wd)?;
+            reveals += w.revealed;
+        }
+        d.set_item("waves", waves)?;
+        d.set_item("reveals", reveals)?;
+        d.set_item("cleared_board", out.cleared_board)?;
+        d.set_item("level_advanced", out.level_advanced)?;
+        d.set_item("game_over", out.terminal.is_some())?;
+        d.set_item("terminal_reason", out.terminal.map(TerminalReason::as_str))?;
+        let st = self.inner.state();
+        d.set_item("score", st.score)?;
+        d.set_item("level", st.level)?;
+        d.set_item("moves_remaining", st.position.moves_remaining)?;
+        d.set_item(
+            "next_disc",
+            (!st.position.game_over).then_some(st.position.next_disc),
+        )?;
+        Ok(d)
+    }
+}
+
+#[pymethods]
+impl Game {
+    #[new]
+    #[pyo3(signature = (seed, driver = "headless"))]
+    fn new(seed: &Bound<'_, PyAny>, driver: &str) -> PyResult<Game> {
+        let seed = seed_from(seed, "seed")?;
+        let kind = parse_driver(driver)?;
+        Ok(Game {
+            inner: CoreGame::new(kind.driver(seed)),
+            kind,
+            terminal: None,
+        })
+    }
+
+    #[staticmethod]
+    #[pyo3(signature = (board, next_disc, moves_remaining = None, *, score = 0, level = 1, moves_played = 0, seed = None, driver = "headless"))]
+    #[allow(clippy::too_many_arguments)]
+    fn from_board(
+        py: Python<'_>,
+        board: &Bound<'_, PyAny>,
+        next_disc: &Bound<'_, PyAny>,
+        moves_remaining: Option<&Bound<'_, PyAny>>,
+        score: u64,
+        level: u32,
+        moves_played: u32,
+        seed: Option<&Bound<'_, PyAny>>,
+        driver: &str,
+    ) -> PyResult<Game> {
+        let board = board_from(py, board)?;
+        let next = int_in(next_disc, "next_disc", 1, 7)? as u8;
+        let rise = match moves_remaining {
+            Some(r) => int_in(r, "moves_remaining", 1, 5)? as u8,
+            None => DROPS_PER_LEVEL,
+        };
+        if level == 0 {
+            return Err(value_error("level must be at least 1"));
+        }
+        let seed = match seed {
+            Some(s) => seed_from(s, "seed")?,
+            None => 0,
+        };
+        let kind = parse_driver(driver)?;
+        let over = board.legal_mask() == 0;
+        let position = Position {
+            board,
+            next_disc: next,
+            moves_remaining: rise,
+            game_over: over,
+        };
+        let state = GameState::from_position(position, score, level, moves_played);
+        Ok(Game {
+            inner: CoreGame::from_state(state, kind.driver(seed), Portable),
+            kind,
+            terminal: over.then_some(TerminalReason::NoLegalColumn),
+        })
+    }
+
+    fn step<'py>(
+        &mut self,
+        py: Python<'py>,
+        column: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let c = if column.is_instance_of::<pyo3::types::PyBool>() {
+            return Err(PyTypeError::new_err("column must be an integer, got bool"));
+        } else {
+            column.extract::<i64>().map_err(|_| {
+                PyTypeError::new_err(format!(
+                    "column must be an integer, got {}",
+                    type_name(column)
+                ))
+            })?
+        };
+        if self.inner.is_over() {
+            return Err(value_error(format!(
+                "the game is over ({}); start a new game",
+                self.terminal.map_or("game over", TerminalReason::as_str)
+            )));
+        }
+        if !(0..7).contains(&c) {
+            return Err(value_error(format!("column {c} is out of range 0..=6")));
+        }
+        let out = self.inner.play(c as usize).map_err(|e| {
+            value_error(format!(
+                "illegal move: {e} (legal columns: {:?})",
+                self.legal_columns()
+            ))
+        })?;
+        self.terminal = out.terminal;
+        self.outcome(py, &out)
+    }
+
+    #[getter]
+    fn legal_columns(&self) -> Vec<usize> {
+        let m = mask_of(self.inner.board(), self.inner.is_over());
+        (0..7).filter(|&c| m[c]).collect()
+    }
+
+    #[getter]
+    fn action_mask<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<bool>> {
+        Array1::from(mask_of(self.inner.board(), self.inner.is_over()).to_vec()).into_pyarray(py)
+    }
+
+    #[getter]
+    fn board<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray2<i8>> {
+        board_array(self.inner.board()).into_pyarray(py)
+    }
+
+    #[getter]
+    fn board_string(&self) -> String {
+        format_cells(&self.inner.board().to_cells())
+    }
+
+    #[getter]
+    fn next_disc(&self) -> u8 {
+        self.inner.state().position.next_disc
+    }
+
+    #[getter]
+    fn moves_remaining(&self) -> u8 {
+        self.inner.state().position.moves_remaining
+    }
+
+    #[getter]
+    fn level(&self) -> u32 {
+        self.inner.state().level
+    }
+
+    #[getter]
+    fn score(&self) -> u64 {
+        self.inner.state().score
+    }
+
+    #[getter]
+    fn moves_played(&self) -> u32 {
+        self.inner.state().moves_played
+    }
+
+    #[getter]
+    fn game_over(&self) -> bool {
+        self.inner.is_over()
+    }
+
+    #[getter]
+    fn terminal_reason(&self) -> Option<&'static str> {
+        self.terminal.map(TerminalReason::as_str)
+    }
+
+    #[getter]
+    fn seed(&self) -> u32 {
+        self.inner.driver().seed()
+    }
+
+    #[getter]
+    fn driver(&self) -> &'static str {
+        self.kind.as_str()
+    }
+
+    fn position<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let d = PyDict::new(py);
+        let p = self.inner.state().position;
+        d.set_item("board", format_cells(&p.board.to_cells()))?;
+        d.set_item("next", p.next_disc)?;
+        d.set_item("movesRemaining", p.moves_remaining)?;
+        d.set_item("gameOver", p.game_over)?;
+        Ok(d)
+    }
+
+    fn copy(&self) -> Game {
+        self.clone()
+    }
+
+    fn __copy__(&self) -> Game {
+        self.clone()
+    }
+
+    fn __deepcopy__(&self, _memo: &Bound<'_, PyAny>) -> Game {
+        self.clone()
+    }
+
+    fn __repr__(&self) -> String {
+        let st = self.inner.state();
+        format!(
+            "drop7.Game(seed={}, driver={:?}, moves_played={}, score={}, level={}, next_disc={}, moves_remaining={}, game_over={})",
+            self.inner.driver().seed(),
+            self.kind.as_str(),
+            st.moves_played,
+            st.score,
+            st.level,
+            st.position.next_disc,
+            st.position.moves_remaining,
+            if st.position.game_over {
+                "True"
+            } else {
+                "False"
+            }
+        )
+    }
+}
+
+fn check_depth_strata(depth: u32, strata: u32) -> PyResult<FairSpec> {
+    if !(1..=drop7::search::MAX_DEPTH).contains(&depth) {
+        return Err(value_error(format!(
+            "depth must be 1-{}, got {depth}",
+            drop7::search::MAX_DEPTH
+        )));
+    }
+    if !(1..=drop7::search::MAX_STRATA).contains(&strata) {
+        return Err(value_error(format!(
+            "strata must be 1-{}, got {strata}",
+            drop7::search::MAX_STRATA
+        )));
+    }
+    Ok(FairSpec { depth, strata })
+}
+
+fn decision_dict<'py>(py: Python<'py>, d: &Decision) -> PyResult<Bound<'py, PyDict>> {
+    let out = PyDict::new(py);
+    out.set_item("action", d.action)?;
+    out.set_item("values", d.values.to_vec())?;
+    out.set_item("expected_scores", d.expected_scores.to_vec())?;
+    out.set_item("completed_depth", d.completed_depth)?;
+    let s = PyDict::new(py);
+    s.set_item("work", d.stats.work)?;
+    s.set_item("nodes", d.stats.nodes)?;
+    s.set_item("cache_hits", d.stats.cache_hits)?;
+    s.set_item("cache_entries", d.stats.cache_entries)?;
+    s.set_item("evictions", d.stats.evictions)?;
+    s.set_item("leaf_calls", d.stats.leaf_calls)?;
+    s.set_item("move_calls", d.stats.move_calls)?;
+    out.set_item("stats", s)?;
+    Ok(out)
+}
+
+/// The fair search's decision on one position (spec: search.md).
+#[pyfunction]
+#[pyo3(signature = (position, depth = 4, strata = 5, table = "sa:65536:4", max_work = None))]
+fn decide<'py>(
+    py: Python<'py>,
+    position: &Bound<'py, PyAny>,
+    depth: u32,
+    strata: u32,
+    table: &str,
+    max_work: Option<u64>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let pos = position_from(py, position)?;
+    let config = check_depth_strata(depth, strata)?.config(max_work);
+    let table = parse_table(table)?;
+    let path = gravity_path()?;
+    let d = py.detach(|| {
+        drop7::with_gravity!(path, |g| drop7::with_table!(table, |t| {
+            FairSearch::new(FairLeaf, t, g, config).decide(&pos)
+        }))
+    });
+    decision_dict(py, &d)
+}
+
+/// The fair leaf's value of one position (spec: search.md §4).
+#[pyfunction]
+fn leaf(py: Python<'_>, position: &Bound<'_, PyAny>) -> PyResult<f64> {
+    let pos = position_from(py, position)?;
+    Ok(FairLeaf::value(&pos))
+}
+
+/// Plays `seeds` with one policy per worker thread, records in `seeds` order.
+fn run_seeds<P: Policy, F: Fn() -> P + Sync, G: drop7::gravity::Gravity>(
+    gravity: G,
+    make: F,
+    seeds: &[u32],
+    threads: usize,
+    labels: &RunLabels,
+    max_moves: u32,
+) -> Vec<GameRecord> {
+    let engine = PackedEngine(gravity);
+    let workers = threads.clamp(1, seeds.len().max(1));
+    if workers == 1 {
+        let mut p = make();
+        return seeds
+            .iter()
+            .map(|&s| play_game(engine, &mut p, labels, s, max_moves))
+            .collect();
+    }
+    let cursor = AtomicUsize::new(0);
+    let done: Mutex<Vec<(usize, Vec<GameRecord>)>> = Mutex::new(Vec::new());
+    let batch = 16usize;
+    std::thread::scope(|scope| {
+        for _ in 0..workers {
+            scope.spawn(|| {
+                let mut p = make();
+                loop {
+                    let first = cursor.fetch_add(batch, Ordering::Relaxed);
+                    if first >= seeds.len() {
+                        break;
+                    }
+                    let end = seeds.len().min(first + batch);
+                    let recs: Vec<GameRecord> = seeds[first..end]
+                        .iter()
+                        .map(|&s| play_game(engine, &mut p, labels, s, max_moves))
+                        .collect();
+                    done.lock().expect("no worker panics").push((first, recs));
+                }
+            });
+        }
+    });
+    let mut parts = done.into_inner().expect("no worker panics");
+    parts.sort_unstable_by_key(|(first, _)| *first);
+    parts.into_iter().flat_map(|(_, r)| r).collect()
+}
+
+/// Plays one game per seed; returns the records of `drop7 play --out` as
+/// one JSON array text (the Python side parses it, keeping key order).
+#[pyfunction]
+#[pyo3(signature = (policy, seeds, threads = 0, max_moves = DEFAULT_MAX_MOVES, driver = "headless", table = "sa:65536:4", max_work = None))]
+// The table prototype is cloned per worker; `NoTable` happens to be `Copy`.
+#[allow(clippy::too_many_arguments, clippy::clone_on_copy)]
+fn play_json(
+    py: Python<'_>,
+    policy: &str,
+    seeds: &Bound<'_, PyAny>,
+    threads: usize,
+    max_moves: u32,
+    driver: &str,
+    table: &str,
+    max_work: Option<u64>,
+) -> PyResult<String> {
+    enum Pol {
+        Center,
+        Random,
+        Fair(FairSpec),
+    }
+    let pol = match policy {
+        "center" => Pol::Center,
+        "random" => Pol::Random,
+        s if s.starts_with("fair") => Pol::Fair(
+            s.parse::<FairSpec>()
+                .map_err(|e| value_error(format!("policy: {e}")))?,
+        ),
+        other => {
+            return Err(value_error(format!(
+                "unknown policy {other:?} (expected \"center\", \"random\", \"fair\" or \"fair:dDsS\")"
+            )));
+        }
+    };
+    let kind = parse_driver(driver)?;
+    if max_moves == 0 {
+        return Err(value_error("max_moves must be at least 1"));
+    }
+    let table = parse_table(table)?;
+    let mut list = Vec::new();
+    if seeds.is_instance_of::<PyString>() {
+        return Err(PyTypeError::new_err(
+            "seeds must be an iterable of integers (e.g. range(1, 1001)), not a string",
+        ));
+    }
+    let iter = seeds.try_iter().map_err(|_| {
+        PyTypeError::new_err(format!(
+            "seeds must be an iterable of integers (e.g. range(1, 1001)), got {}",
+            type_name(seeds)
+        ))
+    })?;
+    for (i, s) in iter.enumerate() {
+        list.push(seed_from(&s?, &format!("seeds[{i}]"))?);
+    }
+    let threads = if threads == 0 {
+        drop7::runner::available_threads()
+    } else {
+        threads
+    };
+    let path = gravity_path()?;
+    let labels = RunLabels {
+        policy: match pol {
+            Pol::Center => "center".into(),
+            Pol::Random => "random".into(),
+            Pol::Fair(f) => f.to_string(),
+        },
+        driver: kind,
+    };
+    let recs = py.detach(|| {
+        drop7::with_gravity!(path, |g| match pol {
+            Pol::Center => run_seeds(g, || CenterPolicy, &list, threads, &labels, max_moves),
+            Pol::Random => run_seeds(
+                g,
+                RandomParityPolicy::default,
+                &list,
+                threads,
+                &labels,
+                max_moves
+            ),
+            Pol::Fair(f) => {
+                let config = f.config(max_work);
+                drop7::with_table!(table, |t| run_seeds(
+                    g,
+                    || FairPolicy::new(FairSearch::new(FairLeaf, t.clone(), g, config)),
+                    &list,
+                    threads,
+                    &labels,
+                    max_moves
+                ))
+            }
+        })
+    });
+    serde_json::to_string(&recs).map_err(|e| value_error(format!("records: {e}")))
+}
+
+/// N games stepped together (the engine of `drop7.Drop7VectorEnv`).
+#[pyclass(module = "drop7._drop7")]
+struct VectorCore {
+    games: Vec<CoreGame<Portable>>,
+    kind: DriverKind,
+    max_moves: u32,
+    /// Game `i` ended (terminated or truncated) on the last step: the next
+    /// step resets it and ignores its action (next-step autoreset).
+    pending_reset: Vec<bool>,
+    next_seed: u32,
+    /// Gravity path of the moves (`DROP7_GRAVITY`, else auto, as `drop7 play`).
+    gravity: GravityPath,
+}
+
+type Obs<'py> = (
+    Bound<'py, PyArray3<i8>>,
+    Bound<'py, PyArray1<i64>>,
+    Bound<'py, PyArray1<i64>>,
+    Bound<'py, PyArray1<i64>>,
+    Bound<'py, PyArray2<bool>>,
+);
+
+impl VectorCore {
+    fn start(&self, seed: u32) -> CoreGame<Portable> {
+        CoreGame::new(self.kind.driver(seed))
+    }
+
+    fn observe<'py>(&self, py: Python<'py>) -> Obs<'py> {
+        let n = self.games.len();
+        let mut board = Vec::with_capacity(n * CELLS);
+        let mut next = Vec::with_capacity(n);
+        let mut rise = Vec::with_capacity(n);
+        let mut level = Vec::with_capacity(n);
+        let mut mask = Vec::with_capacity(n * 7);
+        for g in &self.games {
+            let st = g.state();
+            let b = st.position.board;
+            for r in 0..SIZE {
+                for c in 0..SIZE {
+                    board.push(b.cell(r, c) as i8);
+                }
+            }
+            next.push(i64::from(st.position.next_disc));
+            rise.push(i64::from(st.position.moves_remaining));
+            level.push(i64::from(st.level));
+            mask.extend_from_slice(&mask_of(&b, st.position.game_over));
+        }
+        (
+            Array3::from_shape_vec((n, SIZE, SIZE), board)
+                .expect("n*49 cells")
+                .into_pyarray(py),
+            Array1::from(next).into_pyarray(py),
+            Array1::from(rise).into_pyarray(py),
+            Array1::from(level).into_pyarray(py),
+            Array2::from_shape_vec((n, 7), mask)
+                .expect("n*7 flags")
+                .into_pyarray(py),
+        )
+    }
+}
+
+#[pymethods]
+impl VectorCore {
+    #[new]
+    #[pyo3(signature = (num_envs, driver = "headless", max_moves = DEFAULT_MAX_MOVES))]
+    fn new(num_envs: usize, driver: &str, max_moves: u32) -> PyResult<VectorCore> {
+        if num_envs == 0 {
+            return Err(value_error("num_envs must be at least 1"));
+        }
+        if max_moves == 0 {
+            return Err(value_error("max_moves must be at least 1"));
+        }
+        let kind = parse_driver(driver)?;
+        Ok(VectorCore {
+            games: (0..num_envs)
+                .map(|i| CoreGame::new(kind.driver(i as u32)))
+                .collect(),
+            kind,
+            max_moves,
+            pending_reset: vec![false; num_envs],
+            next_seed: num_envs as u32,
+            gravity: gravity_path()?,
+        })
+    }
+
+    /// Restarts every game: game `i` gets seed `seed + i` (mod 2^32); later
+    /// autoresets continue with `seed + N`, `seed + N + 1`, ... in env order.
+    fn reset<'py>(&mut self, py: Python<'py>, seed: &Bound<'py, PyAny>) -> PyResult<Obs<'py>> {
+        let seed = seed_from(seed, "seed")?;
+        let n = self.games.len();
+        for i in 0..n {
+            self.games[i] = self.start(seed.wrapping_add(i as u32));
+        }
+        self.pending_reset.fill(false);
+        self.next_seed = seed.wrapping_add(n as u32);
+        Ok(self.observe(py))
+    }
+
+    /// One move in every game. `actions`: int64 `(N,)`. Returns
+    /// `(board, next_disc, moves_remaining, level, action_mask, reward,
+    /// terminated, truncated, autoreset)`.
+    #[allow(clippy::type_complexity)]
+    fn step<'py>(
+        &mut self,
+        py: Python<'py>,
+        actions: PyReadonlyArray1<'py, i64>,
+    ) -> PyResult<(
+        Obs<'py>,
+        Bound<'py, PyArray1<f64>>,
+        Bound<'py, PyArray1<bool>>,
+        Bound<'py, PyArray1<bool>>,
+        Bound<'py, PyArray1<bool>>,
+    )> {
+        let n = self.games.len();
+        if actions.len() != n {
+            return Err(value_error(format!(
+                "actions must have shape ({n},), got {}",
+                shape_text(actions.shape())
+            )));
+        }
+        let acts = actions.as_slice()?;
+        // Check every action first: on a bad one nothing changes.
+        for (i, (&a, g)) in acts.iter().zip(&self.games).enumerate() {
+            if self.pending_reset[i] {
+                continue;
+            }
+            if !(0..7).contains(&a) {
+                return Err(value_error(format!(
+                    "actions[{i}] = {a} is out of range 0..=6"
+                )));
+            }
+            if !g.board().is_legal(a as usize) {
+                return Err(value_error(format!(
+                    "actions[{i}] = {a}: column {a} of env {i} is full (see info[\"action_mask\"][{i}])"
+                )));
+            }
+        }
+        let acts = acts.to_vec();
+        let mut reward = vec![0.0f64; n];
+        let mut terminated = vec![false; n];
+        let mut truncated = vec![false; n];
+        let mut autoreset = vec![false; n];
+        let path = self.gravity;
+        py.detach(|| {
+            drop7::with_gravity!(path, |gravity| {
+                for i in 0..n {
+                    if self.pending_reset[i] {
+                        let seed = self.next_seed;
+                        self.next_seed = self.next_seed.wrapping_add(1);
+                        self.games[i] = self.start(seed);
+                        self.pending_reset[i] = false;
+                        autoreset[i] = true;
+                        continue;
+                    }
+                    // The same game on the selected gravity path (results
+                    // never depend on the path).
+                    let slot = &mut self.games[i];
+                    let mut g = CoreGame::from_state(*slot.state(), *slot.driver(), gravity);
+                    let s = g
+                        .play_into(acts[i] as usize, &mut ())
+                        .expect("checked legal above");
+                    *slot = CoreGame::from_state(*g.state(), *g.driver(), Portable);
+                    reward[i] = s.score_delta as f64;
+                    terminated[i] = s.terminal.is_some();
+                    truncated[i] = !terminated[i] && g.state().moves_played >= self.max_moves;
+                    self.pending_reset[i] = terminated[i] || truncated[i];
+                }
+            })
+        });
+        Ok((
+            self.observe(py),
+            Array1::from(reward).into_pyarray(py),
+            Array1::from(terminated).into_pyarray(py),
+            Array1::from(truncated).into_pyarray(py),
+            Array1::from(autoreset).into_pyarray(py),
+        ))
+    }
+
+    /// Seeds of the games now being played, uint32 `(N,)`.
+    #[getter]
+    fn seeds<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<u32>> {
+        Array1::from(
+            self.games
+                .iter()
+                .map(|g| g.driver().seed())
+                .collect::<Vec<_>>(),
+        )
+        .into_pyarray(py)
+    }
+
+    /// Scores of the games now being played, int64 `(N,)`.
+    #[getter]
+    fn scores<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<i64>> {
+        Array1::from(
+            self.games
+                .iter()
+                .map(|g| g.state().score as i64)
+                .collect::<Vec<_>>(),
+        )
+        .into_pyarray(py)
+    }
+
+    /// Moves played in the games now being played, int64 `(N,)`.
+    #[getter]
+    fn moves_played<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<i64>> {
+        Array1::from(
+            self.games
+                .iter()
+                .map(|g| i64::from(g.state().moves_played))
+                .collect::<Vec<_>>(),
+        )
+        .into_pyarray(py)
+    }
+
+    #[getter]
+    fn num_envs(&self) -> usize {
+        self.games.len()
+    }
+
+    #[getter]
+    fn max_moves(&self) -> u32 {
+        self.max_moves
+    }
+}
+
+#[pymodule]
+fn _drop7(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<Game>()?;
+    m.add_class::<VectorCore>()?;
+    m.add_function(wrap_pyfunction!(decide, m)?)?;
+    m.add_function(wrap_pyfunction!(leaf, m)?)?;
+    m.add_function(wrap_pyfunction!(play_json, m)?)?;
+    m.add("DROPS_PER_LEVEL", DROPS_PER_LEVEL)?;
+    m.add("DEFAULT_MAX_MOVES", DEFAULT_MAX_MOVES)?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    Ok(())
+}

@@ -1,0 +1,110 @@
+"""drop7.Game: the engine from Python, and its bad-input errors."""
+
+import copy
+
+import numpy as np
+import pytest
+
+import drop7
+
+
+def test_opening_and_first_move():
+    g = drop7.Game(1)
+    assert g.seed == 1 and g.driver == "headless"
+    b = g.board
+    assert b.dtype == np.int8 and b.shape == (7, 7)
+    assert (b[6] == 8).all() and (b[:6] == 0).all()  # row 0 at the top
+    assert g.board_string == "0" * 42 + "8" * 7
+    assert g.next_disc == 5 and g.moves_remaining == 5 and g.level == 1 and g.score == 0
+    assert g.legal_columns == list(range(7))
+    assert g.action_mask.dtype == np.bool_ and g.action_mask.shape == (7,)
+    out = g.step(3)
+    assert out["disc"] == 5 and out["column"] == 3 and out["score_delta"] == 0
+    assert out["waves"] == [] and out["game_over"] is False and out["terminal_reason"] is None
+    assert g.board[5, 3] == 5 and g.moves_remaining == 4 and g.next_disc == 4
+    assert g.moves_played == 1
+
+
+def test_copy_is_independent():
+    g = drop7.Game(7)
+    g.step(2)
+    h = g.copy()
+    for c in (copy.copy(g), copy.deepcopy(g)):
+        assert c.board_string == g.board_string
+    h.step(3)
+    assert h.moves_played == 2 and g.moves_played == 1
+
+
+def test_play_to_the_end_and_step_after():
+    g = drop7.Game(3)
+    while not g.game_over:
+        out = g.step(g.legal_columns[0])
+    assert out["game_over"] and out["terminal_reason"] in ("blocked-rise", "no-legal-column")
+    assert g.terminal_reason == out["terminal_reason"] and out["next_disc"] is None
+    assert g.legal_columns == [] and not g.action_mask.any()
+    with pytest.raises(ValueError, match="game is over"):
+        g.step(0)
+
+
+def test_from_board_matches_the_played_game():
+    g = drop7.Game(11)
+    for c in (3, 3, 2, 4):
+        g.step(c)
+    for board in (g.board, g.board_string, g.board.astype(np.int64).tolist()):
+        h = drop7.Game.from_board(
+            board, g.next_disc, g.moves_remaining, score=g.score, level=g.level,
+            moves_played=g.moves_played, seed=11,
+        )
+        assert h.board_string == g.board_string and h.score == g.score
+        # The headless driver continues exactly as the game that got here.
+        a, b = g.copy(), h
+        for c in (0, 6, 3, 3, 3, 1):
+            assert a.step(c) == b.step(c)
+    assert drop7.Game.from_board(g.board, 3).moves_remaining == 5
+
+
+def test_bad_input():
+    g = drop7.Game(1)
+    with pytest.raises(ValueError, match="out of range"):
+        g.step(7)
+    with pytest.raises(ValueError, match="out of range"):
+        g.step(-1)
+    with pytest.raises(TypeError):
+        g.step(2.5)
+    with pytest.raises(TypeError):
+        g.step("3")
+    with pytest.raises(TypeError):
+        g.step(True)
+    assert g.moves_played == 0
+    full = np.zeros((7, 7), np.int8)
+    full[:, 0] = [1, 2, 3, 4, 5, 6, 8]
+    full[6, 1:] = 8
+    h = drop7.Game.from_board(full, 4)
+    with pytest.raises(ValueError, match="column 0 is full"):
+        h.step(0)
+    for bad_seed in (-1, 2**32):
+        with pytest.raises(ValueError, match="seed"):
+            drop7.Game(bad_seed)
+    with pytest.raises(TypeError):
+        drop7.Game("1")
+    with pytest.raises(ValueError, match="driver"):
+        drop7.Game(1, driver="latent-ish")
+    with pytest.raises(ValueError, match=r"shape \(7, 7\)"):
+        drop7.Game.from_board(np.zeros((6, 7), np.int8), 1)
+    with pytest.raises(TypeError, match="integer dtype"):
+        drop7.Game.from_board(np.zeros((7, 7), np.float32), 1)
+    with pytest.raises(ValueError, match=r"board\[2, 3\] is 10"):
+        b = np.zeros((7, 7), np.int8)
+        b[2:, 3] = 10
+        drop7.Game.from_board(b, 1)
+    with pytest.raises(ValueError, match="bottom-packed"):
+        b = np.zeros((7, 7), np.int8)
+        b[3, 3] = 4
+        drop7.Game.from_board(b, 1)
+    with pytest.raises(ValueError, match="49 characters"):
+        drop7.Game.from_board("123", 1)
+    for bad_disc in (0, 8):
+        with pytest.raises(ValueError, match="next_disc must be 1-7"):
+            drop7.Game.from_board(full, bad_disc)
+    with pytest.raises(ValueError, match="moves_remaining must be 1-5"):
+        drop7.Game.from_board(full, 1, 6)

@@ -1,0 +1,133 @@
+"""The Gymnasium environments: drop7/Drop7-v0 and Drop7VectorEnv."""
+
+import gymnasium
+import numpy as np
+import pytest
+from gymnasium.utils.env_checker import check_env
+
+import drop7
+
+
+@pytest.mark.parametrize("kwargs", [{}, {"action_mask_in_obs": True}, {"driver": "stream"}])
+def test_check_env(kwargs):
+    env = gymnasium.make("drop7/Drop7-v0", **kwargs)
+    check_env(env.unwrapped, skip_render_check=True)
+    obs, info = env.reset(seed=1)
+    assert env.observation_space.contains(obs)
+    assert obs["board"].dtype == np.int8 and obs["board"].shape == (7, 7)
+    assert info["action_mask"].dtype == np.bool_ and info["action_mask"].shape == (7,)
+    if kwargs.get("action_mask_in_obs"):
+        assert (obs["action_mask"] == info["action_mask"]).all()
+
+
+def test_episode_reward_is_score_and_truncation():
+    env = gymnasium.make("drop7/Drop7-v0")
+    obs, info = env.reset(seed=9)
+    total, terminated = 0.0, False
+    while not terminated:
+        a = int(np.flatnonzero(info["action_mask"])[0])
+        obs, r, terminated, truncated, info = env.step(a)
+        total += r
+        assert not truncated
+    assert total == info["score"] == env.unwrapped.game.score
+    with pytest.raises(gymnasium.error.ResetNeeded):
+        env.step(0)
+    capped = gymnasium.make("drop7/Drop7-v0", max_moves=3)
+    capped.reset(seed=9)
+    for i in range(3):
+        _, _, terminated, truncated, _ = capped.step(3)
+    assert truncated and not terminated
+    with pytest.raises(gymnasium.error.ResetNeeded):
+        capped.step(3)
+
+
+def test_env_bad_actions_and_seeds():
+    env = gymnasium.make("drop7/Drop7-v0").unwrapped
+    env.reset(seed=2)
+    for bad in (7, -1):
+        with pytest.raises(drop7.IllegalMove):
+            env.step(bad)
+    with pytest.raises(gymnasium.error.InvalidAction):
+        env.step(7)
+    with pytest.raises(TypeError):
+        env.step(1.5)
+    for _ in range(6):
+        env.step(0)
+        if env.game.game_over:
+            break
+    if not env.game.game_over and not env.game.action_mask[0]:
+        with pytest.raises(ValueError, match="column 0 is full"):
+            env.step(0)
+    with pytest.raises(ValueError, match="seed"):
+        env.reset(seed=2**32)
+    with pytest.raises(ValueError):
+        gymnasium.make("drop7/Drop7-v0", driver="nope")
+
+
+def play_single(seed, columns_fn, moves):
+    g = drop7.Game(seed)
+    rewards = []
+    for _ in range(moves):
+        if g.game_over:
+            break
+        rewards.append(g.step(columns_fn(g))["score_delta"])
+    return g, rewards
+
+
+def test_vector_env_matches_single_games_and_autoresets():
+    n = 8
+    env = drop7.Drop7VectorEnv(num_envs=n, max_moves=40)
+    assert env.observation_space.contains(env.reset(seed=100)[0])
+    obs, info = env.reset(seed=100)
+    assert list(info["seed"]) == list(range(100, 108))
+    assert obs["board"].shape == (n, 7, 7) and obs["board"].dtype == np.int8
+    assert info["action_mask"].shape == (n, 7) and info["action_mask"].dtype == np.bool_
+    games = [drop7.Game(100 + i) for i in range(n)]
+    ended = np.zeros(n, bool)
+    next_seed = 100 + n
+    for step in range(120):
+        mask = info["action_mask"]
+        actions = np.where(mask.any(1), mask.argmax(1), 0)
+        obs, reward, term, trunc, info = env.step(actions)
+        for i in range(n):
+            if ended[i]:  # next-step autoreset: action ignored, a new game starts
+                assert reward[i] == 0 and not term[i] and not trunc[i]
+                games[i] = drop7.Game(next_seed)
+                assert info["seed"][i] == next_seed
+                next_seed += 1
+            else:
+                out = games[i].step(int(actions[i]))
+                assert reward[i] == out["score_delta"]
+                assert term[i] == out["game_over"]
+                assert trunc[i] == (not out["game_over"] and games[i].moves_played == 40)
+            assert (obs["board"][i] == games[i].board).all()
+            assert obs["next_disc"][i] == games[i].next_disc
+            assert obs["moves_remaining"][i] == games[i].moves_remaining
+            assert obs["level"][i] == games[i].level
+            assert (info["action_mask"][i] == games[i].action_mask).all()
+        ended = term | trunc
+    assert next_seed > 100 + n  # some games did end and restart
+
+
+def test_vector_env_bad_input_changes_nothing():
+    env = drop7.Drop7VectorEnv(num_envs=3)
+    obs, info = env.reset(seed=1)
+    with pytest.raises(ValueError, match=r"shape \(3,\)"):
+        env.step(np.zeros(4, np.int64))
+    with pytest.raises(TypeError, match="integer"):
+        env.step(np.zeros(3, np.float64))
+    with pytest.raises(drop7.IllegalMove, match=r"actions\[1\] = 9"):
+        env.step(np.array([0, 9, 0]))
+    obs2, *_ = env.step(np.array([3, 3, 3]))
+    assert obs2["moves_remaining"].tolist() == [4, 4, 4]  # the bad steps did nothing
+    with pytest.raises(ValueError):
+        drop7.Drop7VectorEnv(num_envs=0)
+    with pytest.raises(ValueError, match="seed"):
+        env.reset(seed=-5)
+
+
+def test_make_vec_uses_the_rust_vector_env():
+    envs = gymnasium.make_vec("drop7/Drop7-v0", num_envs=4, vectorization_mode="vector_entry_point")
+    assert isinstance(envs.unwrapped, drop7.Drop7VectorEnv)
+    obs, info = envs.reset(seed=3)
+    assert obs["board"].shape == (4, 7, 7)

@@ -1,0 +1,16 @@
+"""The README's Python example runs as typed."""
+
+import re
+
+from conftest import REPO
+
+
+def test_readme_python_example_runs():
+    text = (REPO / "README.md").read_text()
+    section = text.split("## Python package", 1)[1]
+    blocks = re.findall(r"```python\n(.*?)```", section, flags=re.S)
+    assert blocks, "no python example in the README's Python section"
+    scope = {}
+    exec(compile(blocks[0], "README.md", "exec"), scope)
+    assert scope["out"]["column"] == 3 and len(scope["recs"]) == 10
+    assert len(scope["df"]) == 1000 and scope["mask"].shape == (1024, 7)
