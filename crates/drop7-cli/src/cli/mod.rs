@@ -6,6 +6,7 @@
 pub mod bench;
 pub mod decide;
 pub mod play;
+pub mod serve;
 pub mod spec;
 pub mod trace;
 
@@ -34,6 +35,8 @@ enum Command {
     Decide(decide::DecideArgs),
     /// Fair-leaf values of positions (JSON lines in and out).
     Leaf(decide::LeafArgs),
+    /// Serve the web page (play, advice, replay) on 127.0.0.1 and print its URL.
+    Serve(serve::ServeArgs),
 }
 
 /// Parses the command line, runs it, and reports errors as one line.
@@ -49,6 +52,7 @@ pub fn main() -> ExitCode {
         // `false`: some input line was answered with an error object.
         Command::Decide(a) => decide::run(a),
         Command::Leaf(a) => decide::run_leaf(a),
+        Command::Serve(a) => serve::run(a).map(|()| true),
     };
     match result {
         Ok(true) => ExitCode::SUCCESS,
