@@ -234,6 +234,35 @@ test("a full column and clicks during animation: queued, in order, with a messag
   await page.close();
 });
 
+test("waves animate; the fair player plays on its own and stops", async () => {
+  // The first move of the traces that pops something, animated at normal speed.
+  let at = null;
+  for (const g of games()) for (const l of g) if (!at && l.waves.length > 1) at = { seed: l.seed, moves: g.slice(0, l.move - 1).map((x) => x.column), line: l };
+  assert.ok(at, "no chain in the traces");
+  const page = await open(`?seed=${at.seed}&moves=${at.moves.join("")}`, "220");
+  await page.click(`[data-testid=drop-${at.line.column}]`);
+  await page.waitForSelector(".cell.pop");
+  await page.screenshot({ path: `${SHOTS}/wave.png` });
+  await settled(page, at.line.move);
+  const s = await read(page);
+  assert.equal(s.board, at.line.board);
+  assert.equal(s.score, at.line.score);
+  // Let it play at d1s1 without delay, then stop it.
+  await page.selectOption("[data-testid=speed]", "0");
+  await page.selectOption("[data-testid=depth]", "1");
+  await page.selectOption("[data-testid=strata]", "1");
+  await page.selectOption("[data-testid=auto-delay]", "0");
+  await page.click("[data-testid=autoplay]");
+  await page.waitForFunction((m) => Number(document.querySelector("[data-testid=board]").dataset.moves) >= m + 3 ||
+    !document.querySelector("[data-testid=game-over]").hidden, s.moves);
+  await page.click("[data-testid=autoplay]");
+  const after = await read(page);
+  await page.waitForTimeout(300);
+  const later = await read(page);
+  assert.ok(later.moves - after.moves <= 1, "still playing after stop");
+  await page.close();
+});
+
 test("stop a long search; share a URL that reopens the game", async () => {
   const lines = trace();
   const page = await open(`?seed=${SEED()}&moves=${lines.slice(0, 30).map((l) => l.column).join("")}`);
