@@ -183,9 +183,9 @@ test("advice bars equal drop7 decide (d4s5) on mid-game positions; timings", asy
 test("bad URLs give a message and a working page", async () => {
   let page = await open("?seed=banana");
   assert.match(await message(page), /Bad URL: invalid seed "banana"/);
+  await page.screenshot({ path: `${SHOTS}/bad-url.png` });
   await page.click("[data-testid=drop-3]");
   await settled(page, 1);
-  await page.screenshot({ path: `${SHOTS}/bad-url.png` });
   await page.close();
   page = await open("?seed=7&moves=33x1");
   assert.match(await message(page), /Bad URL: "moves" must be digits 0-6/);
