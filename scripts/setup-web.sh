@@ -5,10 +5,15 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-if ! command -v chromium >/dev/null 2>&1 || ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
+need=()
+command -v chromium >/dev/null 2>&1 || need+=(chromium)
+# Node.js and npm: the machine's own when present (never replaced by Debian's).
+command -v node >/dev/null 2>&1 || need+=(nodejs)
+command -v npm >/dev/null 2>&1 || need+=(npm)
+if [ ${#need[@]} -gt 0 ]; then
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -qq
-  apt-get install -y -qq chromium nodejs npm >/dev/null
+  apt-get install -y -qq "${need[@]}" >/dev/null
 fi
 rustup target add wasm32-unknown-unknown
 

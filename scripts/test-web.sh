@@ -20,4 +20,4 @@ echo "== wasm parity (node)"
 
 echo "== browser (headless chromium)"
 cargo build --release --locked -p drop7-cli
-(cd web && node --test --test-reporter=spec --test-timeout=600000 tests/browser.test.mjs)
+(cd web && node --test --test-reporter=spec tests/browser.test.mjs)
