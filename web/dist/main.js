@@ -14,6 +14,9 @@ let busy = false;
 let autoplay = false;
 const advisor = new Advisor();
 let replay = null;
+/** Bumped whenever what the board shows is replaced (new game, undo, replay): stale animations stop. */
+let epoch = 0;
+const STALE = new Error("stale animation");
 function message(text, info = false) {
     const m = $("message");
     m.textContent = text;
@@ -35,18 +38,34 @@ function show(s) {
 }
 async function animate(step, before) {
     const ms = speed();
+    const ep = epoch;
     if (ms > 0 && step.frames.length > 0) {
+        const wait = async () => {
+            await sleep(ms);
+            if (ep !== epoch)
+                throw STALE;
+        };
         let prev = before;
-        for (const f of step.frames) {
-            await showFrame(prev, f, () => sleep(ms));
-            prev = f.board;
+        try {
+            for (const f of step.frames) {
+                await showFrame(prev, f, wait);
+                prev = f.board;
+            }
+        }
+        catch (e) {
+            if (e === STALE)
+                return;
+            throw e;
         }
     }
+    if (ep !== epoch)
+        return;
     show(step.state);
     if (step.clearedBoard)
         $("chain").textContent = "Board cleared! +70,000";
 }
 function startGame(seed, moves = []) {
+    epoch++;
     stopAll();
     leaveReplay();
     game = new WebGame(seed);
@@ -230,6 +249,7 @@ function openFromUrl() {
 }
 // ---- replay of a dropped file ----
 function enterReplay(r) {
+    epoch++;
     stopAll();
     replay = { r, pos: 0, running: false };
     $("replay-controls").hidden = false;
@@ -243,6 +263,7 @@ function enterReplay(r) {
 function leaveReplay() {
     if (!replay)
         return;
+    epoch++;
     replay.running = false;
     replay = null;
     $("replay-controls").hidden = true;
@@ -329,6 +350,7 @@ function wire() {
         if (busy)
             return message("Wait for the move to finish.");
         stopAll();
+        epoch++;
         if (!game.undo())
             return message("Nothing to undo.");
         clearBars();

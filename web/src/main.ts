@@ -17,6 +17,9 @@ let busy = false;
 let autoplay = false;
 const advisor = new Advisor();
 let replay: { r: Replay; pos: number; running: boolean } | null = null;
+/** Bumped whenever what the board shows is replaced (new game, undo, replay): stale animations stop. */
+let epoch = 0;
+const STALE = new Error("stale animation");
 
 function message(text: string, info = false): void {
   const m = $("message");
@@ -44,18 +47,30 @@ function show(s: StateView): void {
 
 async function animate(step: Step, before: string): Promise<void> {
   const ms = speed();
+  const ep = epoch;
   if (ms > 0 && step.frames.length > 0) {
+    const wait = async () => {
+      await sleep(ms);
+      if (ep !== epoch) throw STALE;
+    };
     let prev = before;
-    for (const f of step.frames) {
-      await showFrame(prev, f, () => sleep(ms));
-      prev = f.board;
+    try {
+      for (const f of step.frames) {
+        await showFrame(prev, f, wait);
+        prev = f.board;
+      }
+    } catch (e) {
+      if (e === STALE) return;
+      throw e;
     }
   }
+  if (ep !== epoch) return;
   show(step.state);
   if (step.clearedBoard) $("chain").textContent = "Board cleared! +70,000";
 }
 
 function startGame(seed: number, moves: number[] = []): void {
+  epoch++;
   stopAll();
   leaveReplay();
   game = new WebGame(seed);
@@ -239,6 +254,7 @@ function openFromUrl(): void {
 // ---- replay of a dropped file ----
 
 function enterReplay(r: Replay): void {
+  epoch++;
   stopAll();
   replay = { r, pos: 0, running: false };
   $("replay-controls").hidden = false;
@@ -252,6 +268,7 @@ function enterReplay(r: Replay): void {
 
 function leaveReplay(): void {
   if (!replay) return;
+  epoch++;
   replay.running = false;
   replay = null;
   $("replay-controls").hidden = true;
@@ -332,6 +349,7 @@ function wire(): void {
     if (replay) return message("Replaying a file: use ◀ to step back.");
     if (busy) return message("Wait for the move to finish.");
     stopAll();
+    epoch++;
     if (!game.undo()) return message("Nothing to undo.");
     clearBars();
     show(JSON.parse(game.state()));

@@ -263,6 +263,21 @@ test("waves animate; the fair player plays on its own and stops", async () => {
   await page.close();
 });
 
+test("a new game during an animation shows the new game, not stale frames", async () => {
+  let at = null;
+  for (const g of games()) for (const l of g) if (!at && l.waves.length > 1) at = { seed: l.seed, moves: g.slice(0, l.move - 1).map((x) => x.column), line: l };
+  const page = await open(`?seed=${at.seed}&moves=${at.moves.join("")}`, "220");
+  await page.click(`[data-testid=drop-${at.line.column}]`);
+  await page.waitForSelector(".cell.pop");
+  await page.click("[data-testid=restart]");
+  await page.waitForTimeout(1500);
+  const s = await read(page);
+  assert.equal(s.moves, 0);
+  assert.equal(s.board, "0000000000000000000000000000000000000000008888888");
+  assert.equal(s.score, 0);
+  await page.close();
+});
+
 test("stop a long search; share a URL that reopens the game", async () => {
   const lines = trace();
   const page = await open(`?seed=${SEED()}&moves=${lines.slice(0, 30).map((l) => l.column).join("")}`);
