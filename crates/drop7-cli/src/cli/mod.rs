@@ -12,6 +12,7 @@ pub mod play;
 pub mod replay;
 pub mod rounds;
 pub mod show;
+pub mod serve;
 pub mod spec;
 pub mod trace;
 
@@ -52,6 +53,8 @@ enum Command {
     Replay(replay::ReplayArgs),
     /// Show a game move by move in the terminal (a tape, or --seed S --policy P).
     Show(show::ShowArgs),
+    /// Serve the web page (play, advice, replay) on 127.0.0.1 and print its URL.
+    Serve(serve::ServeArgs),
 }
 
 /// Parses the command line, runs it, and reports errors as one line.
@@ -74,6 +77,7 @@ pub fn main() -> ExitCode {
         // `false`: some tape is not valid and complete.
         Command::Replay(a) => replay::run(a),
         Command::Show(a) => show::run(a).map(|()| true),
+        Command::Serve(a) => serve::run(a).map(|()| true),
     };
     match result {
         Ok(true) => ExitCode::SUCCESS,

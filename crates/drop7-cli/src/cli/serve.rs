@@ -1,0 +1,177 @@
+//! `drop7 serve`: the web page (web/dist, embedded in the binary at build
+//! time) over plain HTTP on 127.0.0.1, std only. GET and HEAD of the page's
+//! files; anything else gets a short error status. One thread a connection.
+
+use std::io::{self, BufRead, BufReader, Read, Write};
+use std::net::{Ipv4Addr, SocketAddr, TcpListener, TcpStream};
+use std::time::Duration;
+
+use anyhow::{Context, Result};
+use clap::Args;
+
+/// Options of `drop7 serve`.
+#[derive(Args, Debug)]
+pub struct ServeArgs {
+    /// TCP port on 127.0.0.1 (0 = any free port; the URL printed names it).
+    #[arg(long, default_value_t = 7700, value_name = "P")]
+    pub port: u16,
+}
+
+/// The embedded page: (URL path, content type, bytes). Built by
+/// `scripts/build-web.sh`; `serve_every_dist_file` in the CLI tests checks that
+/// every file of web/dist is listed here.
+pub const ASSETS: &[(&str, &str, &[u8])] = &[
+    (
+        "/index.html",
+        HTML,
+        include_bytes!("../../../../web/dist/index.html"),
+    ),
+    (
+        "/style.css",
+        CSS,
+        include_bytes!("../../../../web/dist/style.css"),
+    ),
+    (
+        "/main.js",
+        JS,
+        include_bytes!("../../../../web/dist/main.js"),
+    ),
+    (
+        "/board.js",
+        JS,
+        include_bytes!("../../../../web/dist/board.js"),
+    ),
+    (
+        "/advisor.js",
+        JS,
+        include_bytes!("../../../../web/dist/advisor.js"),
+    ),
+    (
+        "/worker.js",
+        JS,
+        include_bytes!("../../../../web/dist/worker.js"),
+    ),
+    (
+        "/types.js",
+        JS,
+        include_bytes!("../../../../web/dist/types.js"),
+    ),
+    (
+        "/pkg/drop7_web.js",
+        JS,
+        include_bytes!("../../../../web/dist/pkg/drop7_web.js"),
+    ),
+    (
+        "/pkg/drop7_web_bg.wasm",
+        WASM,
+        include_bytes!("../../../../web/dist/pkg/drop7_web_bg.wasm"),
+    ),
+];
+
+const HTML: &str = "text/html; charset=utf-8";
+const CSS: &str = "text/css; charset=utf-8";
+const JS: &str = "text/javascript; charset=utf-8";
+const WASM: &str = "application/wasm";
+
+/// The asset at a request path (`/` is the page; a query string is ignored).
+pub fn asset(path: &str) -> Option<(&'static str, &'static [u8])> {
+    let path = path.split(['?', '#']).next().unwrap_or("");
+    let path = if path == "/" { "/index.html" } else { path };
+    ASSETS
+        .iter()
+        .find(|(p, _, _)| *p == path)
+        .map(|&(_, t, b)| (t, b))
+}
+
+/// Runs `drop7 serve` until interrupted.
+pub fn run(args: &ServeArgs) -> Result<()> {
+    let addr = SocketAddr::from((Ipv4Addr::LOCALHOST, args.port));
+    let listener = TcpListener::bind(addr).with_context(|| format!("cannot listen on {addr}"))?;
+    let port = listener.local_addr().context("local address")?.port();
+    println!("drop7 serving the page at http://127.0.0.1:{port}/ (Ctrl-C stops)");
+    io::stdout().flush().ok();
+    for stream in listener.incoming() {
+        match stream {
+            Ok(s) => {
+                std::thread::spawn(move || {
+                    let _ = handle(s);
+                });
+            }
+            Err(e) => eprintln!("drop7 serve: accept failed: {e}"),
+        }
+    }
+    Ok(())
+}
+
+fn respond(
+    s: &mut TcpStream,
+    status: &str,
+    ctype: &str,
+    body: &[u8],
+    head: bool,
+) -> io::Result<()> {
+    let header = format!(
+        "HTTP/1.1 {status}\r\nContent-Type: {ctype}\r\nContent-Length: {}\r\n\
+         Cache-Control: no-cache\r\nX-Content-Type-Options: nosniff\r\nConnection: close\r\n\r\n",
+        body.len()
+    );
+    s.write_all(header.as_bytes())?;
+    if !head {
+        s.write_all(body)?;
+    }
+    s.flush()
+}
+
+fn handle(mut s: TcpStream) -> io::Result<()> {
+    s.set_read_timeout(Some(Duration::from_secs(10)))?;
+    s.set_write_timeout(Some(Duration::from_secs(30)))?;
+    let mut reader = BufReader::new(s.try_clone()?).take(16 * 1024);
+    let mut line = String::new();
+    if reader.read_line(&mut line).is_err() || !line.ends_with('\n') {
+        return respond(
+            &mut s,
+            "400 Bad Request",
+            "text/plain",
+            b"bad request\n",
+            false,
+        );
+    }
+    // Skip the headers (bounded by the 16 KiB cap above).
+    let mut h = String::new();
+    loop {
+        h.clear();
+        match reader.read_line(&mut h) {
+            Ok(0) => break,
+            Ok(_) if h == "\r\n" || h == "\n" => break,
+            Ok(_) => {}
+            Err(_) => break,
+        }
+    }
+    let mut parts = line.split_whitespace();
+    let (method, path) = match (parts.next(), parts.next()) {
+        (Some(m), Some(p)) => (m, p),
+        _ => {
+            return respond(
+                &mut s,
+                "400 Bad Request",
+                "text/plain",
+                b"bad request\n",
+                false,
+            );
+        }
+    };
+    let head = method == "HEAD";
+    if method != "GET" && !head {
+        return respond(
+            &mut s,
+            "405 Method Not Allowed",
+            "text/plain",
+            b"only GET and HEAD\n",
+            false,
+        );
+    }
+    match asset(path) {
+        Some((ctype, body)) => respond(&mut s, "200 OK", ctype, body, head),
+        None => respond(&mut s, "404 Not Found", "text/plain", b"not found\n", head),
+    }
+}

@@ -1,0 +1,132 @@
+//! `drop7 serve`: prints its URL, serves every file of web/dist byte for byte
+//! with the right content type, `?query` ignored; 404, 405 and 400 for the
+//! rest; a port already in use is a one-line error.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+
+struct Server(Child, u16);
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn serve() -> Server {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_drop7"))
+        .args(["serve", "--port", "0"])
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("drop7 serve starts");
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let port = line
+        .split("http://127.0.0.1:")
+        .nth(1)
+        .and_then(|r| r.split('/').next())
+        .and_then(|p| p.parse().ok())
+        .unwrap_or_else(|| panic!("no URL in {line:?}"));
+    Server(child, port)
+}
+
+/// Sends raw request bytes; returns (status line, headers, body).
+fn request(port: u16, raw: &[u8]) -> (String, String, Vec<u8>) {
+    let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    s.write_all(raw).unwrap();
+    let mut all = Vec::new();
+    s.read_to_end(&mut all).unwrap();
+    let split = all.windows(4).position(|w| w == b"\r\n\r\n").unwrap();
+    let head = String::from_utf8(all[..split].to_vec()).unwrap();
+    let (status, headers) = head.split_once("\r\n").unwrap_or((&head, ""));
+    (
+        status.to_string(),
+        headers.to_string(),
+        all[split + 4..].to_vec(),
+    )
+}
+
+fn get(port: u16, path: &str) -> (String, String, Vec<u8>) {
+    request(
+        port,
+        format!("GET {path} HTTP/1.1\r\nHost: x\r\n\r\n").as_bytes(),
+    )
+}
+
+fn dist() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../web/dist")
+}
+
+fn files(dir: &Path, out: &mut Vec<PathBuf>) {
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            files(&p, out);
+        } else {
+            out.push(p);
+        }
+    }
+}
+
+#[test]
+fn serves_every_dist_file() {
+    let srv = serve();
+    let (status, headers, body) = get(srv.1, "/?seed=0x2c&moves=33");
+    assert_eq!(status, "HTTP/1.1 200 OK");
+    assert!(headers.contains("Content-Type: text/html"), "{headers}");
+    assert_eq!(body, std::fs::read(dist().join("index.html")).unwrap());
+    let mut all = Vec::new();
+    files(&dist(), &mut all);
+    let mut served = 0;
+    for f in all {
+        let rel = f
+            .strip_prefix(dist())
+            .unwrap()
+            .to_string_lossy()
+            .replace('\\', "/");
+        if rel.ends_with(".d.ts") {
+            continue; // type declarations of the build, not used by the page
+        }
+        let (status, headers, body) = get(srv.1, &format!("/{rel}"));
+        assert_eq!(status, "HTTP/1.1 200 OK", "/{rel}");
+        assert_eq!(body, std::fs::read(&f).unwrap(), "/{rel}");
+        let want = match f.extension().and_then(|e| e.to_str()) {
+            Some("wasm") => "application/wasm",
+            Some("js") => "text/javascript",
+            Some("css") => "text/css",
+            _ => "text/html",
+        };
+        assert!(headers.contains(want), "/{rel}: {headers}");
+        served += 1;
+    }
+    assert!(served >= 8, "{served}");
+}
+
+#[test]
+fn errors_and_head() {
+    let srv = serve();
+    assert!(get(srv.1, "/nope.js").0.contains("404"));
+    assert!(get(srv.1, "/../Cargo.toml").0.contains("404"));
+    let (status, headers, body) = request(srv.1, b"HEAD /main.js HTTP/1.1\r\n\r\n");
+    assert!(status.contains("200"));
+    assert!(headers.contains("Content-Length: "));
+    assert!(body.is_empty());
+    assert!(request(srv.1, b"POST / HTTP/1.1\r\n\r\n").0.contains("405"));
+    assert!(request(srv.1, b"\r\n\r\n").0.contains("400"));
+    // A port in use: one error line, non-zero exit.
+    let out = Command::new(env!("CARGO_BIN_EXE_drop7"))
+        .args(["serve", "--port", &srv.1.to_string()])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.starts_with("error: cannot listen on 127.0.0.1:"),
+        "{err}"
+    );
+}

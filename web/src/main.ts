@@ -1,0 +1,425 @@
+// The drop7 page: play, advice from the fair player (in a worker), replay of
+// dropped tapes and traces, shareable URLs. Everything the engine does runs in
+// the WebAssembly module built from web/wasm (the exact core engine).
+import init, { WebGame, parseSeed, replayFile } from "./pkg/drop7_web.js";
+import { Advisor } from "./advisor.js";
+import { buildBoard, clearBars, showBars, showBoard, showFrame, showStatus } from "./board.js";
+import type { Replay, StateView, Step } from "./types.js";
+
+const $ = <T extends HTMLElement = HTMLElement>(id: string) => document.getElementById(id) as T;
+const hex = (s: number) => "0x" + (s >>> 0).toString(16).padStart(8, "0");
+const MAX_FILE_BYTES = 32 << 20;
+
+let game: WebGame;
+let view: StateView;
+const queue: number[] = [];
+let busy = false;
+let autoplay = false;
+const advisor = new Advisor();
+let replay: { r: Replay; pos: number; running: boolean } | null = null;
+/** Bumped whenever what the board shows is replaced (new game, undo, replay): stale animations stop. */
+let epoch = 0;
+const STALE = new Error("stale animation");
+
+function message(text: string, info = false): void {
+  const m = $("message");
+  m.textContent = text;
+  m.className = info ? "info" : "";
+}
+
+function speed(): number {
+  return Number($<HTMLSelectElement>("speed").value);
+}
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+function setBusy(b: boolean): void {
+  busy = b;
+  $("board").dataset.busy = String(b);
+}
+
+function show(s: StateView): void {
+  view = s;
+  showBoard(s.board);
+  showStatus(s, s.moves);
+  $("chain").textContent = "";
+}
+
+async function animate(step: Step, before: string): Promise<void> {
+  const ms = speed();
+  const ep = epoch;
+  if (ms > 0 && step.frames.length > 0) {
+    const wait = async () => {
+      await sleep(ms);
+      if (ep !== epoch) throw STALE;
+    };
+    let prev = before;
+    try {
+      for (const f of step.frames) {
+        await showFrame(prev, f, wait);
+        prev = f.board;
+      }
+    } catch (e) {
+      if (e === STALE) return;
+      throw e;
+    }
+  }
+  if (ep !== epoch) return;
+  show(step.state);
+  if (step.clearedBoard) $("chain").textContent = "Board cleared! +70,000";
+}
+
+function startGame(seed: number, moves: number[] = []): void {
+  epoch++;
+  stopAll();
+  leaveReplay();
+  game = new WebGame(seed);
+  let bad = "";
+  for (let k = 0; k < moves.length; k++) {
+    try {
+      game.play(moves[k]);
+    } catch (e) {
+      bad = `Shared URL: move ${k + 1} (column ${moves[k] + 1}) cannot be played: ${(e as Error).message}; showing the first ${k} moves.`;
+      break;
+    }
+  }
+  $("seed-text").textContent = hex(seed);
+  $<HTMLInputElement>("seed-input").value = hex(seed);
+  show(JSON.parse(game.state()));
+  clearBars();
+  $("advice-info").textContent = "";
+  $<HTMLInputElement>("share-url").value = "";
+  message(bad);
+}
+
+function randomSeed(): number {
+  return crypto.getRandomValues(new Uint32Array(1))[0];
+}
+
+function stopAll(): void {
+  queue.length = 0;
+  autoplay = false;
+  $("autoplay").textContent = "Let it play";
+  advisor.stop();
+  setAdviceRunning(false);
+}
+
+/** A click or key on column `c`: queued while a move animates, never dropped. */
+function enqueue(c: number): void {
+  if (replay) {
+    message("Replaying a file: use ◀ ▶ or “Back to the game” to play.");
+    return;
+  }
+  queue.push(c);
+  if (!busy) void pump();
+}
+
+async function pump(): Promise<void> {
+  setBusy(true);
+  try {
+    while (queue.length > 0) {
+      const c = queue.shift()!;
+      await playColumn(c);
+    }
+  } finally {
+    setBusy(false);
+  }
+}
+
+async function playColumn(c: number): Promise<boolean> {
+  if (view.gameOver) {
+    message(`The game is over (score ${view.score}): start a new game, restart or undo.`);
+    return false;
+  }
+  let step: Step;
+  try {
+    step = JSON.parse(game.play(c));
+  } catch (e) {
+    message(`Cannot drop in column ${c + 1}: ${(e as Error).message}.`);
+    return false;
+  }
+  message("");
+  advisor.stop();
+  setAdviceRunning(false);
+  clearBars();
+  $("advice-info").textContent = "";
+  const before = view.board;
+  view = step.state;
+  await animate(step, before);
+  if (step.state.gameOver) {
+    message(`Game over after ${step.state.moves} moves (${step.terminal ?? "over"}): score ${step.state.score}.`, true);
+  }
+  return true;
+}
+
+function setAdviceRunning(on: boolean): void {
+  $<HTMLButtonElement>("stop").disabled = !on;
+  $<HTMLButtonElement>("advise").disabled = on;
+}
+
+/** Asks the fair player about the current position and shows the bars. */
+async function advise(): Promise<number | null> {
+  if (replay) {
+    message("Advice is for the live game: press “Back to the game” first.");
+    return null;
+  }
+  if (view.gameOver || view.next === null) {
+    message("The game is over: there is nothing to advise.");
+    return null;
+  }
+  const depth = Number($<HTMLSelectElement>("depth").value);
+  const strata = Number($<HTMLSelectElement>("strata").value);
+  const at = view.moves;
+  $("advice-info").textContent = `Thinking (d${depth}s${strata})…`;
+  setAdviceRunning(true);
+  try {
+    const a = await advisor.advise({ board: view.board, next: view.next, rise: view.movesRemaining, depth, strata });
+    if (a === null || view.moves !== at) return null;
+    setAdviceRunning(false);
+    showBars(a.record);
+    $("bars").dataset.ms = a.ms.toFixed(1);
+    const best = a.record.action;
+    $("advice-info").textContent =
+      `d${depth}s${strata}: best column ${best === null ? "none" : best + 1}, ` +
+      `${a.ms.toFixed(0)} ms, ${a.record.work.toLocaleString("en-US")} work`;
+    return best;
+  } catch (e) {
+    setAdviceRunning(false);
+    $("advice-info").textContent = "";
+    message(`Advice failed: ${(e as Error).message}`);
+    return null;
+  }
+}
+
+async function runAutoplay(): Promise<void> {
+  if (autoplay) {
+    stopAll();
+    return;
+  }
+  if (replay) {
+    message("Press “Back to the game” first.");
+    return;
+  }
+  autoplay = true;
+  $("autoplay").textContent = "Stop playing";
+  while (autoplay && !view.gameOver) {
+    while (busy) await sleep(20);
+    const best = await advise();
+    if (!autoplay || best === null) break;
+    await sleep(Number($<HTMLSelectElement>("auto-delay").value));
+    if (!autoplay) break;
+    enqueue(best);
+    while (busy || queue.length > 0) await sleep(20);
+  }
+  autoplay = false;
+  $("autoplay").textContent = "Let it play";
+}
+
+function shareUrl(): string {
+  const cols = Array.from(game.columns()).join("");
+  const u = new URL(location.href);
+  u.search = "";
+  u.hash = "";
+  u.searchParams.set("seed", hex(game.seed()));
+  if (cols) u.searchParams.set("moves", cols);
+  return u.toString();
+}
+
+/** Opens the game a URL names: `?seed=S` (decimal or 0x hex) and optional `&moves=` digits 0–6. */
+function openFromUrl(): void {
+  const p = new URLSearchParams(location.search);
+  const seedText = p.get("seed");
+  if (seedText === null) {
+    startGame(randomSeed());
+    return;
+  }
+  let seed: number;
+  try {
+    seed = parseSeed(seedText);
+  } catch (e) {
+    startGame(randomSeed());
+    message(`Bad URL: ${(e as Error).message}. Started a random game instead.`);
+    return;
+  }
+  const movesText = p.get("moves") ?? "";
+  const badAt = movesText.search(/[^0-6]/);
+  if (badAt >= 0) {
+    startGame(seed);
+    message(`Bad URL: "moves" must be digits 0-6 (columns), found ${JSON.stringify(movesText[badAt])} at position ${badAt + 1}. Started seed ${hex(seed)} from the opening.`);
+    return;
+  }
+  startGame(seed, Array.from(movesText, Number));
+}
+
+// ---- replay of a dropped file ----
+
+function enterReplay(r: Replay): void {
+  epoch++;
+  stopAll();
+  replay = { r, pos: 0, running: false };
+  $("replay-controls").hidden = false;
+  $("replay-title").textContent = r.title;
+  clearBars();
+  show(r.start);
+  showReplayPos();
+  const fail = r.failure ? ` Invalid tape: ${r.failure}.` : "";
+  message(`Replaying ${r.kind}: ${r.note}.${fail}`, !r.failure);
+}
+
+function leaveReplay(): void {
+  if (!replay) return;
+  epoch++;
+  replay.running = false;
+  replay = null;
+  $("replay-controls").hidden = true;
+}
+
+function showReplayPos(): void {
+  if (!replay) return;
+  $("replay-pos").textContent = `${replay.pos}/${replay.r.steps.length}`;
+  $("replay-run").textContent = replay.running ? "Pause" : "Play";
+}
+
+async function replayStep(delta: number): Promise<void> {
+  if (!replay || busy) return;
+  const { r } = replay;
+  const target = Math.max(0, Math.min(r.steps.length, replay.pos + delta));
+  if (target === replay.pos) return;
+  if (target === replay.pos + 1) {
+    setBusy(true);
+    const before = view.board;
+    replay.pos = target;
+    showReplayPos();
+    await animate(r.steps[target - 1], before);
+    setBusy(false);
+  } else {
+    replay.pos = target;
+    show(target === 0 ? r.start : r.steps[target - 1].state);
+  }
+  showReplayPos();
+}
+
+async function replayRun(): Promise<void> {
+  if (!replay) return;
+  replay.running = !replay.running;
+  showReplayPos();
+  while (replay && replay.running && replay.pos < replay.r.steps.length) {
+    await replayStep(1);
+    await sleep(Math.max(150, speed()));
+  }
+  if (replay) {
+    replay.running = false;
+    showReplayPos();
+  }
+}
+
+async function openFile(file: File): Promise<void> {
+  if (file.size > MAX_FILE_BYTES) {
+    message(`“${file.name}” is ${(file.size / 1048576).toFixed(1)} MB: too large for a tape or trace.`);
+    return;
+  }
+  let text: string;
+  try {
+    text = await file.text();
+  } catch (e) {
+    message(`Could not read “${file.name}”: ${(e as Error).message}`);
+    return;
+  }
+  try {
+    enterReplay(JSON.parse(replayFile(text)));
+  } catch (e) {
+    message(`Cannot replay “${file.name}”: ${(e as Error).message}`);
+  }
+}
+
+function wire(): void {
+  buildBoard(enqueue);
+  $("new-game").addEventListener("click", () => {
+    const t = $<HTMLInputElement>("seed-input").value.trim();
+    if (t === "") return startGame(randomSeed());
+    try {
+      startGame(parseSeed(t));
+    } catch (e) {
+      message(`Seed: ${(e as Error).message}`);
+    }
+  });
+  $("random-game").addEventListener("click", () => startGame(randomSeed()));
+  $("restart").addEventListener("click", () => startGame(game.seed()));
+  $("undo").addEventListener("click", () => {
+    if (replay) return message("Replaying a file: use ◀ to step back.");
+    if (busy) return message("Wait for the move to finish.");
+    stopAll();
+    epoch++;
+    if (!game.undo()) return message("Nothing to undo.");
+    clearBars();
+    show(JSON.parse(game.state()));
+    message("");
+  });
+  $("share").addEventListener("click", () => {
+    const url = shareUrl();
+    $<HTMLInputElement>("share-url").value = url;
+    history.replaceState(null, "", url);
+    navigator.clipboard?.writeText(url).then(
+      () => message("Link copied: it reopens this game exactly.", true),
+      () => message("Copy the link above: it reopens this game exactly.", true),
+    );
+  });
+  $("advise").addEventListener("click", () => void advise());
+  $("stop").addEventListener("click", () => {
+    stopAll();
+    $("advice-info").textContent = "Search stopped.";
+  });
+  $("autoplay").addEventListener("click", () => void runAutoplay());
+  $("replay-next").addEventListener("click", () => void replayStep(1));
+  $("replay-prev").addEventListener("click", () => void replayStep(-1));
+  $("replay-first").addEventListener("click", () => void replayStep(-1e9));
+  $("replay-run").addEventListener("click", () => void replayRun());
+  $("replay-exit").addEventListener("click", () => {
+    leaveReplay();
+    show(JSON.parse(game.state()));
+    message("");
+  });
+  $<HTMLInputElement>("file").addEventListener("change", (e) => {
+    const f = (e.target as HTMLInputElement).files?.[0];
+    if (f) void openFile(f);
+    (e.target as HTMLInputElement).value = "";
+  });
+  const zone = $("drop-zone");
+  document.addEventListener("dragover", (e) => {
+    e.preventDefault();
+    zone.hidden = false;
+  });
+  document.addEventListener("dragleave", (e) => {
+    if (e.relatedTarget === null) zone.hidden = true;
+  });
+  document.addEventListener("drop", (e) => {
+    e.preventDefault();
+    zone.hidden = true;
+    const f = e.dataTransfer?.files?.[0];
+    if (f) void openFile(f);
+    else message("Drop a file (a tape or a trace), not text or a link.");
+  });
+  document.addEventListener("keydown", (e) => {
+    if (e.target instanceof HTMLInputElement || e.target instanceof HTMLSelectElement) return;
+    if (e.ctrlKey || e.metaKey || e.altKey) return;
+    if (e.key >= "1" && e.key <= "7") enqueue(Number(e.key) - 1);
+    else if (e.key === "a") void advise();
+    else if (e.key === "u") $("undo").click();
+    else if (e.key === "ArrowRight") void replayStep(1);
+    else if (e.key === "ArrowLeft") void replayStep(-1);
+  });
+}
+
+async function main(): Promise<void> {
+  try {
+    await init({ module_or_path: new URL("./pkg/drop7_web_bg.wasm", import.meta.url) });
+  } catch (e) {
+    message(`Could not load the engine (WebAssembly): ${(e as Error).message}`);
+    return;
+  }
+  wire();
+  openFromUrl();
+  document.body.dataset.ready = "true";
+}
+
+void main();

@@ -1,0 +1,367 @@
+// The page in real headless Chromium (Debian's /usr/bin/chromium driven by
+// playwright-core; no browser download), served by `drop7 serve`:
+// a 200+-move game played by clicking, checked move by move against
+// `drop7 trace` for the same seed and columns; advice bars equal to
+// `drop7 decide` on the same position (bit patterns), with timings; bad URL,
+// corrupt/foreign file, full column and after-game-over messages; clicks
+// queued during animation; keyboard; stop; share URL; tape replay by drop.
+// Screenshots go to web/test-results/.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { spawn, execFileSync } from "node:child_process";
+import { mkdirSync, readFileSync } from "node:fs";
+import { gunzipSync } from "node:zlib";
+import { fileURLToPath } from "node:url";
+import { chromium } from "playwright-core";
+
+const here = (p) => fileURLToPath(new URL(p, import.meta.url));
+const BIN = process.env.DROP7_BIN ?? here("../../target/release/drop7");
+const SHOTS = here("../test-results");
+mkdirSync(SHOTS, { recursive: true });
+
+let server;
+let base;
+let browser;
+const pageErrors = [];
+
+function drop7(args, input) {
+  return execFileSync(BIN, args, { input, encoding: "utf8", maxBuffer: 1 << 28 });
+}
+
+before(async () => {
+  server = spawn(BIN, ["serve", "--port", "0"], { stdio: ["ignore", "pipe", "inherit"] });
+  base = await new Promise((resolve, reject) => {
+    let out = "";
+    server.stdout.on("data", (d) => {
+      out += d;
+      const m = out.match(/http:\/\/127\.0\.0\.1:\d+\//);
+      if (m) resolve(m[0]);
+    });
+    server.on("exit", (c) => reject(new Error(`drop7 serve exited with ${c}`)));
+  });
+  browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",
+    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+      "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+  });
+});
+
+after(async () => {
+  await browser?.close();
+  server?.kill();
+});
+
+async function open(query = "", speed = "0") {
+  const page = await browser.newPage({ viewport: { width: 900, height: 820 } });
+  page.on("pageerror", (e) => pageErrors.push(String(e)));
+  await page.goto(base + query);
+  await page.waitForSelector("body[data-ready=true]");
+  await page.selectOption("[data-testid=speed]", speed);
+  return page;
+}
+
+/** The page's board (49 trace characters) and status, read through the test hooks. */
+async function read(page) {
+  return page.evaluate(() => {
+    let board = "";
+    for (let r = 0; r < 7; r++)
+      for (let c = 0; c < 7; c++)
+        board += document.querySelector(`[data-testid=cell-${r}-${c}]`).dataset.value;
+    const t = (id) => document.querySelector(`[data-testid=${id}]`);
+    return {
+      board,
+      score: Number(t("score").textContent),
+      level: Number(t("level").textContent),
+      movesRemaining: Number(t("moves-remaining").textContent),
+      next: t("next-disc").dataset.value,
+      gameOver: !t("game-over").hidden,
+      moves: Number(t("board").dataset.moves),
+    };
+  });
+}
+
+async function settled(page, moves) {
+  await page.waitForFunction(
+    (m) => {
+      const b = document.querySelector("[data-testid=board]");
+      return b.dataset.busy === "false" && Number(b.dataset.moves) === m;
+    },
+    moves,
+  );
+}
+
+const message = (page) => page.textContent("[data-testid=message]");
+
+// Games of the fair player at d1s1, seeds 1-6 (about 300 moves in all).
+const GAMES = 6;
+let gamesCache;
+function games() {
+  if (!gamesCache) {
+    const all = drop7(["trace", "--policy", "fair:d1s1", "--seed-start", "1", "--games", String(GAMES)])
+      .trim().split("\n").map((l) => JSON.parse(l));
+    gamesCache = [];
+    for (const l of all) {
+      if (l.move === 1) gamesCache.push([]);
+      gamesCache.at(-1).push(l);
+    }
+  }
+  return gamesCache;
+}
+/** The longest of those games (for mid-game positions). */
+function trace() {
+  return games().reduce((a, b) => (b.length > a.length ? b : a));
+}
+const SEED = () => trace()[0].seed;
+
+test("200+ moves by clicking match drop7 trace, then game over refuses clicks", async () => {
+  const gs = games();
+  const total = gs.reduce((n, g) => n + g.length, 0);
+  assert.ok(total >= 200, `the traces have only ${total} moves`);
+  const page = await open(`?seed=${gs[0][0].seed}`);
+  let mismatches = 0;
+  for (const [i, lines] of gs.entries()) {
+    if (i > 0) {
+      // The next game through the seed box and the New game button.
+      await page.fill("[data-testid=seed-input]", String(lines[0].seed));
+      await page.click("[data-testid=new-game]");
+      await settled(page, 0);
+    }
+    const start = await read(page);
+    assert.equal(start.board, "0000000000000000000000000000000000000000008888888");
+    assert.equal(start.next, String(lines[0].disc));
+    for (const l of lines) {
+      await page.click(`[data-testid=drop-${l.column}]`);
+      await settled(page, l.move);
+      const s = await read(page);
+      const want = { board: l.board, score: l.score, level: l.level, movesRemaining: l.movesRemaining, gameOver: l.gameOver };
+      const got = { board: s.board, score: s.score, level: s.level, movesRemaining: s.movesRemaining, gameOver: s.gameOver };
+      if (JSON.stringify(got) !== JSON.stringify(want)) {
+        if (mismatches < 3) console.error(`seed ${l.seed} move ${l.move}: got ${JSON.stringify(got)} want ${JSON.stringify(want)}`);
+        mismatches++;
+      }
+      if (i === 3 && l.move === 40) await page.screenshot({ path: `${SHOTS}/mid-game.png` });
+    }
+    assert.equal(lines.at(-1).gameOver, true);
+    await page.click("[data-testid=drop-3]");
+    assert.match(await message(page), /game is over/);
+  }
+  console.log(`clicked ${total} moves in ${gs.length} games: ${mismatches} mismatches`);
+  assert.equal(mismatches, 0);
+  await page.screenshot({ path: `${SHOTS}/game-over.png` });
+  await page.close();
+});
+
+test("advice bars equal drop7 decide (d4s5) on mid-game positions; timings", async () => {
+  const lines = trace();
+  const page = await open(`?seed=${SEED()}&moves=${lines.slice(0, 60).map((l) => l.column).join("")}`);
+  const timings = [];
+  for (const k of [60, 61, 62]) {
+    if (k > 60) {
+      await page.click(`[data-testid=drop-${lines[k - 1].column}]`);
+      await settled(page, k);
+    }
+    const s = await read(page);
+    assert.equal(s.board, lines[k - 1].board);
+    await page.click("[data-testid=advise]");
+    await page.waitForFunction(() => document.querySelector("[data-testid=value-0]").dataset.value !== undefined);
+    const bars = await page.evaluate(() =>
+      [...Array(7).keys()].map((c) => document.querySelector(`[data-testid=value-${c}]`).dataset));
+    const ms = Number(await page.getAttribute("[data-testid=bars]", "data-ms"));
+    const native = JSON.parse(drop7(["decide", "--board", s.board, "--next", s.next,
+      "--rise", String(s.movesRemaining), "--depth", "4", "--strata", "5"]));
+    assert.deepEqual(bars.map((b) => b.bits || null), native.values);
+    assert.deepEqual(bars.map((b) => (b.value ? Number(b.value) : null)), native.valuesDecimal);
+    const best = await page.$$eval(".bar.best", (els) => els.map((e) => e.dataset.testid));
+    assert.deepEqual(best, [`value-${native.action}`]);
+    timings.push({ move: k, board: s.board, chromiumMs: ms, nativeMs: native.ms });
+    if (k === 60) await page.screenshot({ path: `${SHOTS}/advice.png` });
+  }
+  console.log("d4s5 advice timings (ms):", JSON.stringify(timings));
+  await page.close();
+});
+
+test("bad URLs give a message and a working page", async () => {
+  let page = await open("?seed=banana");
+  assert.match(await message(page), /Bad URL: invalid seed "banana"/);
+  await page.screenshot({ path: `${SHOTS}/bad-url.png` });
+  await page.click("[data-testid=drop-3]");
+  await settled(page, 1);
+  await page.close();
+  page = await open("?seed=7&moves=33x1");
+  assert.match(await message(page), /Bad URL: "moves" must be digits 0-6/);
+  assert.equal((await read(page)).moves, 0);
+  await page.close();
+  page = await open("?seed=7&moves=" + "3".repeat(40));
+  assert.match(await message(page), /Shared URL: move \d+ \(column 4\) cannot be played/);
+  await page.close();
+  page = await open("?seed=99999999999");
+  assert.match(await message(page), /Bad URL/);
+  await page.close();
+});
+
+test("a full column and clicks during animation: queued, in order, with a message", async () => {
+  const page = await open("?seed=5", "220");
+  // Six clicks at once while the first animates: all are played in order.
+  const want = drop7(["trace", "--policy", "center", "--seed-start", "5", "--max-moves", "6"]).trim().split("\n").map((l) => JSON.parse(l));
+  for (const l of want) await page.click(`[data-testid=drop-${l.column}]`, { noWaitAfter: true });
+  await settled(page, want.length);
+  assert.equal((await read(page)).board, want.at(-1).board);
+  // A full column (found in the traces): a message, never a broken page.
+  let full = null;
+  for (const g of games()) {
+    for (const l of g) {
+      const c = [...l.board.slice(0, 7)].findIndex((v) => v !== "0");
+      if (!full && !l.gameOver && c >= 0) full = { seed: l.seed, moves: g.slice(0, l.move).map((x) => x.column), column: c };
+    }
+  }
+  assert.ok(full, "no position with a full column in the traces");
+  const fp = await open(`?seed=${full.seed}&moves=${full.moves.join("")}`);
+  await fp.click(`[data-testid=drop-${full.column}]`);
+  assert.equal(await message(fp), `Cannot drop in column ${full.column + 1}: column ${full.column + 1} is full.`);
+  assert.equal((await read(fp)).moves, full.moves.length);
+  await fp.screenshot({ path: `${SHOTS}/full-column.png` });
+  await fp.close();
+  // Keyboard, undo.
+  const before = await read(page);
+  if (!before.gameOver) {
+    const legal = before.board.slice(0, 7).indexOf("0");
+    await page.keyboard.press(String(legal + 1));
+    await settled(page, before.moves + 1);
+    await page.click("[data-testid=undo]");
+    await settled(page, before.moves);
+    assert.equal((await read(page)).board, before.board);
+  }
+  await page.close();
+});
+
+test("waves animate; the fair player plays on its own and stops", async () => {
+  // The first move of the traces that pops something, animated at normal speed.
+  let at = null;
+  for (const g of games()) for (const l of g) if (!at && l.waves.length > 1) at = { seed: l.seed, moves: g.slice(0, l.move - 1).map((x) => x.column), line: l };
+  assert.ok(at, "no chain in the traces");
+  const page = await open(`?seed=${at.seed}&moves=${at.moves.join("")}`, "220");
+  await page.click(`[data-testid=drop-${at.line.column}]`);
+  await page.waitForSelector(".cell.pop");
+  await page.screenshot({ path: `${SHOTS}/wave.png` });
+  await settled(page, at.line.move);
+  const s = await read(page);
+  assert.equal(s.board, at.line.board);
+  assert.equal(s.score, at.line.score);
+  // Let it play at d1s1 without delay, then stop it.
+  await page.selectOption("[data-testid=speed]", "0");
+  await page.selectOption("[data-testid=depth]", "1");
+  await page.selectOption("[data-testid=strata]", "1");
+  await page.selectOption("[data-testid=auto-delay]", "0");
+  await page.click("[data-testid=autoplay]");
+  await page.waitForFunction((m) => Number(document.querySelector("[data-testid=board]").dataset.moves) >= m + 3 ||
+    !document.querySelector("[data-testid=game-over]").hidden, s.moves);
+  await page.click("[data-testid=autoplay]");
+  const after = await read(page);
+  await page.waitForTimeout(300);
+  const later = await read(page);
+  assert.ok(later.moves - after.moves <= 1, "still playing after stop");
+  await page.close();
+});
+
+test("a new game during an animation shows the new game, not stale frames", async () => {
+  let at = null;
+  for (const g of games()) for (const l of g) if (!at && l.waves.length > 1) at = { seed: l.seed, moves: g.slice(0, l.move - 1).map((x) => x.column), line: l };
+  const page = await open(`?seed=${at.seed}&moves=${at.moves.join("")}`, "220");
+  await page.click(`[data-testid=drop-${at.line.column}]`);
+  await page.waitForSelector(".cell.pop");
+  await page.click("[data-testid=restart]");
+  await page.waitForTimeout(1500);
+  const s = await read(page);
+  assert.equal(s.moves, 0);
+  assert.equal(s.board, "0000000000000000000000000000000000000000008888888");
+  assert.equal(s.score, 0);
+  await page.close();
+});
+
+test("stop a long search; share a URL that reopens the game", async () => {
+  const lines = trace();
+  const page = await open(`?seed=${SEED()}&moves=${lines.slice(0, 30).map((l) => l.column).join("")}`);
+  await page.selectOption("[data-testid=depth]", "5");
+  await page.selectOption("[data-testid=strata]", "10");
+  await page.click("[data-testid=advise]");
+  await page.waitForTimeout(300);
+  await page.click("[data-testid=stop]");
+  assert.equal(await page.textContent("[data-testid=advice-info]"), "Search stopped.");
+  await page.click(`[data-testid=drop-${lines[30].column}]`);
+  await settled(page, 31);
+  await page.click("[data-testid=share]");
+  const url = await page.inputValue("[data-testid=share-url]");
+  const s = await read(page);
+  const again = await browser.newPage();
+  await again.goto(url);
+  await again.waitForSelector("body[data-ready=true]");
+  assert.deepEqual(await read(again), s);
+  assert.equal(s.board, lines[30].board);
+  await again.close();
+  await page.close();
+});
+
+/** A drop7-recorded-game-v2 tape of a golden latent game (Gauntlet 01, center policy). */
+function goldenTape() {
+  const text = gunzipSync(readFileSync(here("../testdata/trajectories-latent.jsonl.gz"))).toString();
+  const lines = text.split("\n").filter(Boolean).map((l) => JSON.parse(l))
+    .filter((l) => l.roundId === "gauntlet-01" && l.policy === "center");
+  const round = JSON.parse(readFileSync(here("../testdata/rounds/gauntlet-01.json"), "utf8"));
+  const n = lines.length;
+  const tape = {
+    format: "drop7-recorded-game-v2",
+    ruleset: "drop7-hardcore-5-v1",
+    columns: lines.map((l) => l.column),
+    discs: round.discs.slice(0, n),
+    dropLatentValues: lines.map(() => null),
+    coveredRows: round.latentRows.slice(0, lines.at(-1).coveredRowsConsumed),
+  };
+  return { tape, lines };
+}
+
+async function dropFile(page, name, text) {
+  await page.evaluate(([name, text]) => {
+    const dt = new DataTransfer();
+    dt.items.add(new File([text], name, { type: "application/json" }));
+    document.dispatchEvent(new DragEvent("drop", { dataTransfer: dt, bubbles: true, cancelable: true }));
+  }, [name, text]);
+}
+
+test("dropped files: a tape replays move by move; corrupt and foreign files get messages", async () => {
+  const page = await open("?seed=1");
+  await dropFile(page, "junk.bin", "\u0000\u0001PK garbage");
+  await page.waitForFunction(() => /Cannot replay/.test(document.querySelector("[data-testid=message]").textContent));
+  assert.match(await message(page), /Cannot replay “junk.bin”: not a drop7 tape or trace/);
+  await page.setInputFiles("[data-testid=file]", { name: "other.json", mimeType: "application/json", buffer: Buffer.from('{"hello": "world"}') });
+  await page.waitForFunction(() => /other.json/.test(document.querySelector("[data-testid=message]").textContent));
+  assert.match(await message(page), /not a drop7 tape or trace/);
+  await page.screenshot({ path: `${SHOTS}/bad-file.png` });
+  const { tape, lines } = goldenTape();
+  const bad = { ...tape, discs: tape.discs.slice(1) };
+  await dropFile(page, "short.json", JSON.stringify(bad));
+  await page.waitForFunction(() => /short.json/.test(document.querySelector("[data-testid=message]").textContent));
+  assert.match(await message(page), /invalid-format: "discs" has/);
+
+  await dropFile(page, "gauntlet-01-center.json", JSON.stringify(tape));
+  await page.waitForSelector("[data-testid=replay-title]:has-text('valid and complete')");
+  for (let k = 1; k <= Math.min(25, lines.length); k++) {
+    await page.click("[data-testid=replay-next]");
+    await settled(page, k);
+    const s = await read(page);
+    assert.equal(s.board, lines[k - 1].board, `tape move ${k}`);
+    assert.equal(s.score, lines[k - 1].score);
+  }
+  await page.screenshot({ path: `${SHOTS}/replay-tape.png` });
+  // A trace file replays too (and is re-played on its driver).
+  const traceText = drop7(["trace", "--policy", "random", "--seed-start", "9"]);
+  await page.setInputFiles("[data-testid=file]", { name: "t.jsonl", mimeType: "text/plain", buffer: Buffer.from(traceText) });
+  await page.waitForSelector("[data-testid=replay-title]:has-text('trace of seed 0x00000009')");
+  assert.match(await message(page), /reproduced by the headless driver/);
+  await page.click("[data-testid=replay-exit]");
+  assert.equal((await read(page)).moves, 0);
+  await page.close();
+});
+
+test("no page errors", () => {
+  assert.deepEqual(pageErrors, []);
+});
