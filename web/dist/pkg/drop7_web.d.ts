@@ -1,15 +1,14 @@
 /* tslint:disable */
 /* eslint-disable */
 /**
- * Runs one golden search record (a `search.jsonl` line) with its own
- * config and the strict-LRU table at its capacity (0 = none), as the native
- * parity gate does; returns the decision as [`decide`] formats it, plus
- * `expectedScores`.
+ * Validates a dropped file and turns it into replay steps: JSON
+ * `{kind: "tape"|"trace", title, seed, start: state, steps: [step],
+ * failure, note}` (see [`replay::Replay`]).
  *
  * # Errors
- * A record without the root or config fields.
+ * A message naming what is wrong and where (line, field, move).
  */
-export function decideGolden(record: string): string;
+export function replayFile(text: string): string;
 /**
  * The fair search's decision on a position, as `drop7 decide` prints it:
  * JSON `{action, completedDepth, values (16-hex-digit bit patterns or null),
@@ -22,6 +21,16 @@ export function decideGolden(record: string): string;
  * outside 1..=8 or strata outside 1..=32.
  */
 export function decide(board: string, next: number, rise: number, depth: number, strata: number): string;
+/**
+ * Runs one golden search record (a `search.jsonl` line) with its own
+ * config and the strict-LRU table at its capacity (0 = none), as the native
+ * parity gate does; returns the decision as [`decide`] formats it, plus
+ * `expectedScores`.
+ *
+ * # Errors
+ * A record without the root or config fields.
+ */
+export function decideGolden(record: string): string;
 /**
  * Parses a seed in decimal or `0x` hex (a u32).
  *
@@ -36,15 +45,6 @@ export function parseSeed(text: string): number;
  * column or at game over.
  */
 export function traceLines(seed: number, stream: boolean, columns: Uint8Array): string;
-/**
- * Validates a dropped file and turns it into replay steps: JSON
- * `{kind: "tape"|"trace", title, seed, start: state, steps: [step],
- * failure, note}` (see [`replay::Replay`]).
- *
- * # Errors
- * A message naming what is wrong and where (line, field, move).
- */
-export function replayFile(text: string): string;
 /**
  * A live game of Drop7 Hardcore.
  */

@@ -80,23 +80,22 @@ function takeFromExternrefTable0(idx) {
     return value;
 }
 /**
- * Runs one golden search record (a `search.jsonl` line) with its own
- * config and the strict-LRU table at its capacity (0 = none), as the native
- * parity gate does; returns the decision as [`decide`] formats it, plus
- * `expectedScores`.
+ * Validates a dropped file and turns it into replay steps: JSON
+ * `{kind: "tape"|"trace", title, seed, start: state, steps: [step],
+ * failure, note}` (see [`replay::Replay`]).
  *
  * # Errors
- * A record without the root or config fields.
- * @param {string} record
+ * A message naming what is wrong and where (line, field, move).
+ * @param {string} text
  * @returns {string}
  */
-export function decideGolden(record) {
+export function replayFile(text) {
     let deferred3_0;
     let deferred3_1;
     try {
-        const ptr0 = passStringToWasm0(record, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+        const ptr0 = passStringToWasm0(text, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
         const len0 = WASM_VECTOR_LEN;
-        const ret = wasm.decideGolden(ptr0, len0);
+        const ret = wasm.replayFile(ptr0, len0);
         var ptr2 = ret[0];
         var len2 = ret[1];
         if (ret[3]) {
@@ -135,6 +134,38 @@ export function decide(board, next, rise, depth, strata) {
         const ptr0 = passStringToWasm0(board, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
         const len0 = WASM_VECTOR_LEN;
         const ret = wasm.decide(ptr0, len0, next, rise, depth, strata);
+        var ptr2 = ret[0];
+        var len2 = ret[1];
+        if (ret[3]) {
+            ptr2 = 0; len2 = 0;
+            throw takeFromExternrefTable0(ret[2]);
+        }
+        deferred3_0 = ptr2;
+        deferred3_1 = len2;
+        return getStringFromWasm0(ptr2, len2);
+    } finally {
+        wasm.__wbindgen_free(deferred3_0, deferred3_1, 1);
+    }
+}
+
+/**
+ * Runs one golden search record (a `search.jsonl` line) with its own
+ * config and the strict-LRU table at its capacity (0 = none), as the native
+ * parity gate does; returns the decision as [`decide`] formats it, plus
+ * `expectedScores`.
+ *
+ * # Errors
+ * A record without the root or config fields.
+ * @param {string} record
+ * @returns {string}
+ */
+export function decideGolden(record) {
+    let deferred3_0;
+    let deferred3_1;
+    try {
+        const ptr0 = passStringToWasm0(record, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+        const len0 = WASM_VECTOR_LEN;
+        const ret = wasm.decideGolden(ptr0, len0);
         var ptr2 = ret[0];
         var len2 = ret[1];
         if (ret[3]) {
@@ -195,37 +226,6 @@ export function traceLines(seed, stream, columns) {
         return getStringFromWasm0(ret[0], ret[1]);
     } finally {
         wasm.__wbindgen_free(deferred2_0, deferred2_1, 1);
-    }
-}
-
-/**
- * Validates a dropped file and turns it into replay steps: JSON
- * `{kind: "tape"|"trace", title, seed, start: state, steps: [step],
- * failure, note}` (see [`replay::Replay`]).
- *
- * # Errors
- * A message naming what is wrong and where (line, field, move).
- * @param {string} text
- * @returns {string}
- */
-export function replayFile(text) {
-    let deferred3_0;
-    let deferred3_1;
-    try {
-        const ptr0 = passStringToWasm0(text, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
-        const len0 = WASM_VECTOR_LEN;
-        const ret = wasm.replayFile(ptr0, len0);
-        var ptr2 = ret[0];
-        var len2 = ret[1];
-        if (ret[3]) {
-            ptr2 = 0; len2 = 0;
-            throw takeFromExternrefTable0(ret[2]);
-        }
-        deferred3_0 = ptr2;
-        deferred3_1 = len2;
-        return getStringFromWasm0(ptr2, len2);
-    } finally {
-        wasm.__wbindgen_free(deferred3_0, deferred3_1, 1);
     }
 }
 

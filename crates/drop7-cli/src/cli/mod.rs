@@ -11,8 +11,8 @@ pub mod decide;
 pub mod play;
 pub mod replay;
 pub mod rounds;
-pub mod show;
 pub mod serve;
+pub mod show;
 pub mod spec;
 pub mod trace;
 
