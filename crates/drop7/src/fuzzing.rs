@@ -197,10 +197,11 @@ pub fn specs(data: &[u8]) {
     }
 }
 
-/// Parses one record line of `drop7 play --out` (today: the serde form of
-/// [`GameRecord`]).
+/// Parses one record line of `drop7 play --out` as `--resume`, `merge` and
+/// `summary` do ([`crate::records::parse_record_line`]).
 pub fn parse_record(line: &[u8]) -> Option<GameRecord> {
-    serde_json::from_slice::<GameRecord>(line).ok()
+    let text = std::str::from_utf8(line).ok()?;
+    crate::records::parse_record_line(text).ok()
 }
 
 /// Record lines as `play --resume` reads them: parsing never panics; a parsed
