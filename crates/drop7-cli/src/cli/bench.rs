@@ -337,7 +337,12 @@ pub fn run(args: &BenchArgs) -> Result<()> {
         }
     }
     let text = serde_json::to_string_pretty(&report)? + "\n";
-    fs::write(&out, text).with_context(|| format!("cannot write --out {}", out.display()))?;
+    // Temporary file beside it, then rename: a reader never sees half a report.
+    super::cohort::write_whole(&out, |w| {
+        use std::io::Write as _;
+        w.write_all(text.as_bytes())
+            .with_context(|| format!("cannot write --out {}", out.display()))
+    })?;
     outln!("wrote {}", out.display());
     check_stdout()
 }

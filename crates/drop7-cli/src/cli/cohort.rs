@@ -55,7 +55,10 @@ fn for_each_record(path: &Path, mut f: impl FnMut(u64, GameRecord) -> Result<()>
 /// Writes `write`'s output to a temporary file beside `out`, then renames it
 /// over `out` (a reader never sees a half-written file; on error `out` is
 /// unchanged).
-fn write_whole(out: &Path, write: impl FnOnce(&mut BufWriter<File>) -> Result<()>) -> Result<()> {
+pub(crate) fn write_whole(
+    out: &Path,
+    write: impl FnOnce(&mut BufWriter<File>) -> Result<()>,
+) -> Result<()> {
     let shown = out.display();
     let dir = match out.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
