@@ -2,6 +2,9 @@
 machine): the records equal `drop7 play --out` for the same seeds."""
 
 import json
+
+# Wall-clock fields differ between runs by design.
+WALL = {"wallMs", "decisionMsP50", "decisionMsP95", "decisionMsP99"}
 import subprocess
 import sys
 from pathlib import Path
@@ -23,4 +26,5 @@ def test_ray_cohort_equals_cli(cli, tmp_path):
     assert "500 games in 7 Ray tasks" in r.stderr
     want = [json.loads(x) for x in want_path.read_text().splitlines()]
     got = [json.loads(x) for x in got_path.read_text().splitlines()]
-    assert got == want
+    assert len(got) == len(want)
+    assert got == [{k: (g[k] if k in WALL else w[k]) for k in g} for g, w in zip(got, want)]  # the game's own fields
