@@ -160,7 +160,23 @@ fn poppers(cols: &[u32; SIZE]) -> [u32; SIZE] {
         let run = left[c] + acc - ones;
         let vertical = word_height(w) * NIBBLE_ONES;
         let numbered = ones & !(w >> 3);
-        out[c] = numbered & (zero_nibbles(w ^ run) | zero_nibbles(w ^ vertical));
+        // Equal to the row run or to the height: not (both differ).
+        out[c] = numbered & !(nonzero_nibbles(w ^ run) & nonzero_nibbles(w ^ vertical));
+    }
+    out
+}
+
+/// Poppers right after a rise of a settled board: every row keeps its
+/// occupancy (so its runs), one row higher, and the new bottom row is gray;
+/// only the heights grew, so a numbered cell pops iff it equals its column's
+/// new height.
+#[inline(always)]
+fn poppers_after_rise(cols: &[u32; SIZE]) -> [u32; SIZE] {
+    let mut out = [0u32; SIZE];
+    for c in 0..SIZE {
+        let w = cols[c];
+        let numbered = nonzero_nibbles(w) & !(w >> 3);
+        out[c] = numbered & zero_nibbles(w ^ (word_height(w) * NIBBLE_ONES));
     }
     out
 }
@@ -244,6 +260,22 @@ pub fn resolve_after_drop<G: Gravity, R: DiscSource, S: WaveSink>(
     resolve_from(gravity, board, 1, first, rng, sink)
 }
 
+/// [`resolve`] for the rise cascade of a move: `board` was settled (see
+/// [`is_settled`]) before [`Board::rise`]. The first wave's poppers are only
+/// the cells equal to their column's new height. Same result as [`resolve`]
+/// on such boards.
+#[inline]
+pub fn resolve_after_rise<G: Gravity, R: DiscSource, S: WaveSink>(
+    gravity: G,
+    board: &mut Board,
+    depth: u32,
+    rng: &mut R,
+    sink: &mut S,
+) -> CascadeResult {
+    let first = poppers_after_rise(board.columns());
+    resolve_from(gravity, board, depth, first, rng, sink)
+}
+
 /// Runs waves from `depth`, the first with the popper words `pop`.
 #[inline(always)]
 fn resolve_from<G: Gravity, R: DiscSource, S: WaveSink>(
@@ -287,18 +319,25 @@ fn resolve_from<G: Gravity, R: DiscSource, S: WaveSink>(
             cols[c] = (w & !(p * 0xF)) | crack;
         }
         let mut revealed = 0u32;
-        if any_reveal != 0 {
-            for shift in (0..SIZE as u32).rev() {
-                for c in 0..SIZE {
-                    if reveal[c] >> (4 * shift) & 1 != 0 {
-                        // Covered cells beneath this one (latent mode names
-                        // the gray by it; plain sources ignore it).
-                        let below = (cols[c] >> 3) & NIBBLE_ONES & ((1 << (4 * shift)) - 1);
-                        let v = u32::from(rng.reveal_disc(c, below.count_ones()));
-                        cols[c] = (cols[c] & !(0xF << (4 * shift))) | (v << (4 * shift));
-                        revealed += 1;
-                    }
-                }
+        // Rows holding a reveal (bit 4 * elevation index), top row first,
+        // then the row's revealing columns left to right.
+        let mut rows = any_reveal;
+        while rows != 0 {
+            let bit = 31 - rows.leading_zeros();
+            rows ^= 1 << bit;
+            let mut in_row = 0u32;
+            for (c, r) in reveal.iter().enumerate() {
+                in_row |= ((r >> bit) & 1) << c;
+            }
+            while in_row != 0 {
+                let c = in_row.trailing_zeros() as usize;
+                in_row &= in_row - 1;
+                // Covered cells beneath this one (latent mode names the gray
+                // by it; plain sources ignore it).
+                let below = (cols[c] >> 3) & NIBBLE_ONES & ((1 << bit) - 1);
+                let v = u32::from(rng.reveal_disc(c, below.count_ones()));
+                cols[c] = (cols[c] & !(0xF << bit)) | (v << bit);
+                revealed += 1;
             }
         }
         let points = u64::from(cleared) * wave_points(depth);
