@@ -193,6 +193,13 @@ impl Board {
         m
     }
 
+    /// Whether every column is full (no legal column): every word's top
+    /// nibble is set, so the smallest word is at least `1 << 24`.
+    #[inline]
+    pub fn is_full(&self) -> bool {
+        self.cols.iter().fold(u32::MAX, |a, &w| a.min(w)) >> 24 != 0
+    }
+
     /// Whether the top row has any occupied cell (a rise would be blocked).
     #[inline]
     pub fn top_row_occupied(&self) -> bool {
@@ -405,6 +412,11 @@ mod tests {
         assert_eq!(b.mirrored().mirrored(), b);
         assert!(b.mirror_is_smaller());
         assert!(!Board::initial().mirror_is_smaller());
+        let mut full = Board::from_columns([0x111_1111; SIZE]);
+        assert!(full.is_full() && full.legal_mask() == 0);
+        full.columns_mut()[4] = 0x11_1111;
+        assert!(!full.is_full() && full.legal_mask() == 1 << 4);
+        assert!(!Board::initial().is_full() && !Board::EMPTY.is_full());
     }
 }
 

@@ -129,7 +129,7 @@ pub fn apply_move<G: Gravity, R: DiscSource, S: WaveSink>(
             }
         }
     }
-    if s.terminal.is_none() && board.legal_mask() == 0 {
+    if s.terminal.is_none() && board.is_full() {
         s.terminal = Some(TerminalReason::NoLegalColumn);
     }
     pos.game_over = s.terminal.is_some();
