@@ -315,6 +315,7 @@ fn exit_on_signals(command: &'static str) -> Result<()> {
 /// Runs `drop7 leaf`: `{"board","next","movesRemaining","gameOver"}` lines in,
 /// `{"value","bits"}` lines out.
 pub fn run_leaf(_args: &LeafArgs) -> Result<bool> {
+    exit_on_signals("leaf")?;
     let mut out = BufWriter::new(io::stdout().lock());
     stdin_hint("leaf");
     for_each_line(&mut out, |_, line| {
