@@ -8,85 +8,36 @@
 mod common;
 
 use common::read_jsonl_gz;
-use drop7::board::Board;
+use common::search::{binds, config, diff, root};
 use drop7::gravity::{Gravity, Portable};
 use drop7::leaf::FairLeaf;
 use drop7::parallel::ParallelSearch;
 use drop7::position::Position;
-use drop7::search::{Decision, FairSearch, SearchConfig, worst_case_work};
+use drop7::search::{Decision, FairSearch, SearchConfig};
 use drop7::table::{NoTable, SetAssociative, StrictLru, Table};
 use serde_json::Value;
-
-fn root(g: &Value) -> Position {
-    Position {
-        board: g["board"].as_str().unwrap().parse::<Board>().unwrap(),
-        next_disc: g["next"].as_u64().unwrap() as u8,
-        moves_remaining: g["movesRemaining"].as_u64().unwrap() as u8,
-        game_over: false,
-    }
-}
-
-fn config(g: &Value) -> SearchConfig {
-    let c = &g["config"];
-    SearchConfig {
-        depth: c["depth"].as_u64().unwrap() as u32,
-        strata: c["strata"].as_u64().unwrap() as u32,
-        max_work: c["maxWork"].as_u64().unwrap(),
-    }
-}
 
 fn split<T: Table + Send, G: Gravity>(table: T, gravity: G, threads: usize, g: &Value) -> Decision {
     let one = FairSearch::new(FairLeaf, table, gravity, config(g));
     ParallelSearch::new(one, threads).decide(&root(g))
 }
 
-fn hex(v: &[Option<f64>; 7]) -> Vec<Value> {
-    v.iter()
-        .map(|v| v.map_or(Value::Null, |x| format!("{:016x}", x.to_bits()).into()))
-        .collect()
-}
-
+/// Asserts `d` matches golden record `g` (with the counters that one thread's
+/// table fixes when `counts`).
 fn check(d: &Decision, g: &Value, counts: bool, what: &str) {
-    let at = format!("root {} {} {what}", g["root"], g["config"]["name"]);
-    assert_eq!(
-        d.action.map(|a| a as u64),
-        g["action"].as_u64(),
-        "{at}: action"
+    let counters: &[&str] = if counts {
+        &["work", "nodes", "cacheHits", "leafCalls", "moveCalls"]
+    } else {
+        &[]
+    };
+    let bad = diff(d, g, counters);
+    assert!(
+        bad.is_empty(),
+        "root {} {} {what}: {}",
+        g["root"],
+        g["config"]["name"],
+        bad.join(", ")
     );
-    assert_eq!(
-        u64::from(d.completed_depth),
-        g["completedDepth"].as_u64().unwrap(),
-        "{at}: completedDepth"
-    );
-    assert_eq!(
-        hex(&d.values),
-        *g["values"].as_array().unwrap(),
-        "{at}: values"
-    );
-    let want: Vec<Option<f64>> = g["expectedScores"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(Value::as_f64)
-        .collect();
-    assert_eq!(d.expected_scores.to_vec(), want, "{at}: expectedScores");
-    if counts {
-        let s = &d.stats;
-        for (name, got) in [
-            ("work", s.work),
-            ("nodes", s.nodes),
-            ("cacheHits", s.cache_hits),
-            ("leafCalls", s.leaf_calls),
-            ("moveCalls", s.move_calls),
-        ] {
-            assert_eq!(g[name].as_u64(), Some(got), "{at}: {name}");
-        }
-    }
-}
-
-fn binds(g: &Value) -> bool {
-    let c = config(g);
-    c.max_work <= worst_case_work(c.depth, c.strata)
 }
 
 #[test]

@@ -8,31 +8,12 @@
 mod common;
 
 use common::read_jsonl_gz;
-use drop7::board::Board;
+use common::search::{ALL_COUNTERS, config, diff, hex_values, root};
 use drop7::gravity::{Bmi2, Gravity, Portable};
 use drop7::leaf::FairLeaf;
-use drop7::position::Position;
-use drop7::search::{Decision, FairSearch, SearchConfig, worst_case_work};
+use drop7::search::{Decision, FairSearch, worst_case_work};
 use drop7::table::{DirectMapped, NoTable, SetAssociative, StrictLru, Table};
 use serde_json::Value;
-
-fn root(g: &Value) -> Position {
-    Position {
-        board: g["board"].as_str().unwrap().parse::<Board>().unwrap(),
-        next_disc: g["next"].as_u64().unwrap() as u8,
-        moves_remaining: g["movesRemaining"].as_u64().unwrap() as u8,
-        game_over: false,
-    }
-}
-
-fn config(g: &Value) -> SearchConfig {
-    let c = &g["config"];
-    SearchConfig {
-        depth: c["depth"].as_u64().unwrap() as u32,
-        strata: c["strata"].as_u64().unwrap() as u32,
-        max_work: c["maxWork"].as_u64().unwrap(),
-    }
-}
 
 fn run<T: Table, G: Gravity>(table: T, gravity: G, g: &Value) -> Decision {
     FairSearch::new(FairLeaf, table, gravity, config(g)).decide(&root(g))
@@ -43,59 +24,6 @@ fn run_lru<G: Gravity>(gravity: G, g: &Value) -> Decision {
         0 => run(NoTable, gravity, g),
         cap => run(StrictLru::new(cap as usize), gravity, g),
     }
-}
-
-fn hex_values(d: &Decision) -> Vec<Value> {
-    d.values
-        .iter()
-        .map(|v| v.map_or(Value::Null, |x| format!("{:016x}", x.to_bits()).into()))
-        .collect()
-}
-
-/// Mismatching field names of `d` against golden record `g` (counts included when `counts`).
-fn diff(d: &Decision, g: &Value, counts: bool) -> Vec<String> {
-    let mut bad = Vec::new();
-    if d.action.map(|a| a as u64) != g["action"].as_u64() {
-        bad.push("action".into());
-    }
-    if u64::from(d.completed_depth) != g["completedDepth"].as_u64().unwrap() {
-        bad.push("completedDepth".into());
-    }
-    if hex_values(d) != *g["values"].as_array().unwrap() {
-        bad.push("values".into());
-    }
-    let exp: Vec<Value> = d
-        .expected_scores
-        .iter()
-        .map(|v| v.map_or(Value::Null, Value::from))
-        .collect();
-    let want_exp: Vec<Option<f64>> = g["expectedScores"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|v| v.as_f64())
-        .collect();
-    let got_exp: Vec<Option<f64>> = exp.iter().map(|v| v.as_f64()).collect();
-    if got_exp != want_exp {
-        bad.push("expectedScores".into());
-    }
-    if counts {
-        let s = &d.stats;
-        for (name, got) in [
-            ("work", s.work),
-            ("nodes", s.nodes),
-            ("cacheHits", s.cache_hits),
-            ("cacheEntries", s.cache_entries),
-            ("evictions", s.evictions),
-            ("leafCalls", s.leaf_calls),
-            ("moveCalls", s.move_calls),
-        ] {
-            if g[name].as_u64() != Some(got) {
-                bad.push(format!("{name} (want {} got {got})", g[name]));
-            }
-        }
-    }
-    bad
 }
 
 fn gate(filter: impl Fn(&Value) -> bool) -> usize {
@@ -109,7 +37,7 @@ fn gate(filter: impl Fn(&Value) -> bool) -> usize {
             Some(b) if i % 2 == 0 => run_lru(b, g),
             _ => run_lru(Portable, g),
         };
-        let bad = diff(&d, g, true);
+        let bad = diff(&d, g, &ALL_COUNTERS);
         if !bad.is_empty() {
             mismatches += 1;
             if mismatches <= 10 {
