@@ -81,11 +81,19 @@ pub struct Board {
     cols: [u32; SIZE],
 }
 
-/// Non-zero-nibble indicator: bit `4i` set iff nibble `i` of `w` is non-zero.
+/// Non-zero-nibble indicator: bit `4i` set iff nibble `i` (0..=6) of `w` is
+/// non-zero (nibble 7 is ignored).
+///
+/// Four operations and a shift: adding 7 to a nibble's low three bits sets
+/// its top bit iff those bits are non-zero (at most 14, so no carry leaves
+/// the nibble); or-ing in the nibble's own top bit completes the test.
 #[inline(always)]
 pub const fn nonzero_nibbles(w: u32) -> u32 {
-    (w | (w >> 1) | (w >> 2) | (w >> 3)) & NIBBLE_ONES
+    ((((w & LOW_THREE) + LOW_THREE) | w) & (NIBBLE_ONES << 3)) >> 3
 }
+
+/// The low three bits of each of the seven nibbles of a column word.
+const LOW_THREE: u32 = 0x777_7777;
 
 /// Zero-nibble indicator over the seven nibbles of a column word.
 #[inline(always)]
@@ -183,6 +191,13 @@ impl Board {
             m |= u8::from(self.cols[c] >> 24 == 0) << c;
         }
         m
+    }
+
+    /// Whether every column is full (no legal column): every word's top
+    /// nibble is set, so the smallest word is at least `1 << 24`.
+    #[inline]
+    pub fn is_full(&self) -> bool {
+        self.cols.iter().fold(u32::MAX, |a, &w| a.min(w)) >> 24 != 0
     }
 
     /// Whether the top row has any occupied cell (a rise would be blocked).
@@ -322,6 +337,39 @@ mod tests {
     use super::*;
 
     #[test]
+    fn nonzero_nibbles_matches_plain_definition() {
+        let plain = |w: u32| {
+            (0..SIZE as u32).fold(0, |a, i| {
+                a | u32::from((w >> (4 * i)) & 0xF != 0) << (4 * i)
+            })
+        };
+        let mut x = 0x2545_F491u32;
+        for k in 0..1_000_000u32 {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            // Sparse words too, so that zero nibbles are common.
+            let w = if k % 2 == 0 {
+                x
+            } else {
+                x & (x >> 7) & (x << 3)
+            };
+            assert_eq!(nonzero_nibbles(w), plain(w), "{w:#x}");
+            assert_eq!(zero_nibbles(w), !plain(w) & NIBBLE_ONES, "{w:#x}");
+        }
+        for w in [
+            0,
+            u32::MAX,
+            0xF000_0000,
+            0x0FFF_FFFF,
+            0x8888_8888,
+            0x1111_1111,
+        ] {
+            assert_eq!(nonzero_nibbles(w), plain(w), "{w:#x}");
+        }
+    }
+
+    #[test]
     fn text_round_trip() {
         let t = "0000000000000000000000000000000400000050008888888";
         let b: Board = t.parse().unwrap();
@@ -364,6 +412,11 @@ mod tests {
         assert_eq!(b.mirrored().mirrored(), b);
         assert!(b.mirror_is_smaller());
         assert!(!Board::initial().mirror_is_smaller());
+        let mut full = Board::from_columns([0x111_1111; SIZE]);
+        assert!(full.is_full() && full.legal_mask() == 0);
+        full.columns_mut()[4] = 0x11_1111;
+        assert!(!full.is_full() && full.legal_mask() == 1 << 4);
+        assert!(!Board::initial().is_full() && !Board::EMPTY.is_full());
     }
 }
 

@@ -138,29 +138,85 @@ pub struct CascadeResult {
     pub waves: u32,
 }
 
+/// One bit at the bottom of every nibble of both halves of a column pair.
+const PAIR_ONES: u64 = 0x0111_1111_0111_1111;
+/// The low three bits of every nibble of both halves of a column pair.
+const PAIR_LOW_THREE: u64 = 0x0777_7777_0777_7777;
+
+/// [`nonzero_nibbles`] on both 28-bit halves of a column pair at once (no
+/// carry crosses a nibble, so none reaches the other half).
+#[inline(always)]
+const fn pair_nonzero(x: u64) -> u64 {
+    ((((x & PAIR_LOW_THREE) + PAIR_LOW_THREE) | x) & (PAIR_ONES << 3)) >> 3
+}
+
+/// `HEIGHT_ONES[w.leading_zeros()]` = `word_height(w) * NIBBLE_ONES`: the
+/// height of a bottom-packed column word in every nibble.
+const HEIGHT_ONES: [u32; 33] = {
+    let mut t = [0u32; 33];
+    let mut lz = 0;
+    while lz <= 32 {
+        t[lz] = word_height(if lz == 32 { 0 } else { 1u32 << (31 - lz) }) * NIBBLE_ONES;
+        lz += 1;
+    }
+    t
+};
+
 /// Popper indicator words (bit `4i` of word c = cell at elevation i+1 of column c pops).
+///
+/// Columns c and 6 − c share a `u64` (low and high half; column 3 fills
+/// both), so every per-cell step runs on two columns at once. The row runs'
+/// two prefix sweeps run in one pass too: the low halves sweep left to
+/// right (columns 0..=6) while the high halves sweep right to left, so step
+/// `j` holds `left[j] | right[6 - j] << 32`, and `left[c] + right[c]` for
+/// the pair (c, 6 − c) is step c plus step 6 − c with its halves swapped.
 #[inline(always)]
 fn poppers(cols: &[u32; SIZE]) -> [u32; SIZE] {
-    let mut occ = [0u32; SIZE];
-    for c in 0..SIZE {
-        occ[c] = nonzero_nibbles(cols[c]) * 0xF;
-    }
-    let mut left = [0u32; SIZE];
-    let mut acc = 0u32;
-    for c in 0..SIZE {
-        acc = (acc + NIBBLE_ONES) & occ[c];
-        left[c] = acc;
+    let pair = |k: usize| u64::from(cols[k]) | u64::from(cols[SIZE - 1 - k]) << 32;
+    let words = [pair(0), pair(1), pair(2), pair(3)];
+    let ones = words.map(pair_nonzero);
+    let occ = ones.map(|o| o * 0xF);
+    let step_occ = [
+        occ[0],
+        occ[1],
+        occ[2],
+        occ[3],
+        occ[2].rotate_left(32),
+        occ[1].rotate_left(32),
+        occ[0].rotate_left(32),
+    ];
+    let mut sweep = [0u64; SIZE];
+    let mut acc = 0u64;
+    for (s, &o) in sweep.iter_mut().zip(&step_occ) {
+        acc = (acc + PAIR_ONES) & o;
+        *s = acc;
     }
     let mut out = [0u32; SIZE];
-    acc = 0;
-    for c in (0..SIZE).rev() {
-        acc = (acc + NIBBLE_ONES) & occ[c];
+    for k in 0..4 {
+        let w = words[k];
+        let run = sweep[k] + sweep[SIZE - 1 - k].rotate_left(32) - ones[k];
+        let vertical = u64::from(HEIGHT_ONES[cols[k].leading_zeros() as usize])
+            | u64::from(HEIGHT_ONES[cols[SIZE - 1 - k].leading_zeros() as usize]) << 32;
+        let numbered = ones[k] & !(w >> 3);
+        // Equal to the row run or to the height: not (both differ).
+        let pops = numbered & !(pair_nonzero(w ^ run) & pair_nonzero(w ^ vertical));
+        out[SIZE - 1 - k] = (pops >> 32) as u32;
+        out[k] = pops as u32;
+    }
+    out
+}
+
+/// Poppers right after a rise of a settled board: every row keeps its
+/// occupancy (so its runs), one row higher, and the new bottom row is gray;
+/// only the heights grew, so a numbered cell pops iff it equals its column's
+/// new height.
+#[inline(always)]
+fn poppers_after_rise(cols: &[u32; SIZE]) -> [u32; SIZE] {
+    let mut out = [0u32; SIZE];
+    for c in 0..SIZE {
         let w = cols[c];
-        let ones = NIBBLE_ONES & occ[c];
-        let run = left[c] + acc - ones;
-        let vertical = word_height(w) * NIBBLE_ONES;
-        let numbered = ones & !(w >> 3);
-        out[c] = numbered & (zero_nibbles(w ^ run) | zero_nibbles(w ^ vertical));
+        let numbered = nonzero_nibbles(w) & !(w >> 3);
+        out[c] = numbered & zero_nibbles(w ^ HEIGHT_ONES[w.leading_zeros() as usize]);
     }
     out
 }
@@ -197,11 +253,12 @@ fn poppers_after_drop(cols: &[u32; SIZE], column: usize) -> [u32; SIZE] {
     // The run through the new disc (elevation h, nibble h - 1) in its row.
     let shift = 4 * (h - 1);
     let mut left = column;
-    while left > 0 && word_height(cols[left - 1]) >= h {
+    // Bottom-packed: a column reaches elevation h iff its nibble h - 1 is set.
+    while left > 0 && cols[left - 1] >> shift != 0 {
         left -= 1;
     }
     let mut right = column;
-    while right + 1 < SIZE && word_height(cols[right + 1]) >= h {
+    while right + 1 < SIZE && cols[right + 1] >> shift != 0 {
         right += 1;
     }
     let run = (right - left + 1) as u32;
@@ -242,6 +299,22 @@ pub fn resolve_after_drop<G: Gravity, R: DiscSource, S: WaveSink>(
 ) -> CascadeResult {
     let first = poppers_after_drop(board.columns(), column);
     resolve_from(gravity, board, 1, first, rng, sink)
+}
+
+/// [`resolve`] for the rise cascade of a move: `board` was settled (see
+/// [`is_settled`]) before [`Board::rise`]. The first wave's poppers are only
+/// the cells equal to their column's new height. Same result as [`resolve`]
+/// on such boards.
+#[inline]
+pub fn resolve_after_rise<G: Gravity, R: DiscSource, S: WaveSink>(
+    gravity: G,
+    board: &mut Board,
+    depth: u32,
+    rng: &mut R,
+    sink: &mut S,
+) -> CascadeResult {
+    let first = poppers_after_rise(board.columns());
+    resolve_from(gravity, board, depth, first, rng, sink)
 }
 
 /// Runs waves from `depth`, the first with the popper words `pop`.
@@ -287,18 +360,25 @@ fn resolve_from<G: Gravity, R: DiscSource, S: WaveSink>(
             cols[c] = (w & !(p * 0xF)) | crack;
         }
         let mut revealed = 0u32;
-        if any_reveal != 0 {
-            for shift in (0..SIZE as u32).rev() {
-                for c in 0..SIZE {
-                    if reveal[c] >> (4 * shift) & 1 != 0 {
-                        // Covered cells beneath this one (latent mode names
-                        // the gray by it; plain sources ignore it).
-                        let below = (cols[c] >> 3) & NIBBLE_ONES & ((1 << (4 * shift)) - 1);
-                        let v = u32::from(rng.reveal_disc(c, below.count_ones()));
-                        cols[c] = (cols[c] & !(0xF << (4 * shift))) | (v << (4 * shift));
-                        revealed += 1;
-                    }
-                }
+        // Rows holding a reveal (bit 4 * elevation index), top row first,
+        // then the row's revealing columns left to right.
+        let mut rows = any_reveal;
+        while rows != 0 {
+            let bit = 31 - rows.leading_zeros();
+            rows ^= 1 << bit;
+            let mut in_row = 0u32;
+            for (c, r) in reveal.iter().enumerate() {
+                in_row |= ((r >> bit) & 1) << c;
+            }
+            while in_row != 0 {
+                let c = in_row.trailing_zeros() as usize;
+                in_row &= in_row - 1;
+                // Covered cells beneath this one (latent mode names the gray
+                // by it; plain sources ignore it).
+                let below = (cols[c] >> 3) & NIBBLE_ONES & ((1 << bit) - 1);
+                let v = u32::from(rng.reveal_disc(c, below.count_ones()));
+                cols[c] = (cols[c] & !(0xF << bit)) | (v << bit);
+                revealed += 1;
             }
         }
         let points = u64::from(cleared) * wave_points(depth);
@@ -323,6 +403,57 @@ fn resolve_from<G: Gravity, R: DiscSource, S: WaveSink>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Poppers by the definition (rules.md §5), cell by cell.
+    fn plain_poppers(b: &Board) -> [u32; SIZE] {
+        let mut out = [0u32; SIZE];
+        for (c, o) in out.iter_mut().enumerate() {
+            let h = b.height(c) as usize;
+            for e in 0..h {
+                let row = SIZE - 1 - e;
+                let v = usize::from(b.cell(row, c));
+                if v == 0 || v > 7 {
+                    continue;
+                }
+                let occupied = |cc: usize| b.cell(row, cc) != 0;
+                let lo = (0..=c).rev().take_while(|&cc| occupied(cc)).count();
+                let hi = (c..SIZE).take_while(|&cc| occupied(cc)).count();
+                if v == h || v == lo + hi - 1 {
+                    *o |= 1 << (4 * e);
+                }
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn poppers_match_plain_definition() {
+        let mut x = 0x9E37_79B9u32;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            x
+        };
+        for _ in 0..200_000 {
+            let mut cols = [0u32; SIZE];
+            let tall = next() % 3 == 0;
+            for w in &mut cols {
+                let r = next();
+                let h = if tall { 4 + r % 4 } else { r % 8 };
+                for k in 0..h {
+                    // Mostly numbered, some solid and cracked grays.
+                    let v = match (r >> (3 + 3 * k)) % 9 {
+                        8 => 8 + (next() & 1),
+                        d => 1 + d % 7,
+                    };
+                    *w |= v << (4 * k);
+                }
+            }
+            let b = Board::from_columns(cols);
+            assert_eq!(poppers(b.columns()), plain_poppers(&b), "{b:?}");
+        }
+    }
 
     #[test]
     fn wave_table() {

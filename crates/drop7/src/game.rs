@@ -119,7 +119,8 @@ pub fn apply_move<G: Gravity, R: DiscSource, S: WaveSink>(
             s.level_advanced = true;
             pos.moves_remaining = DROPS_PER_LEVEL;
             s.score_delta += LEVEL_BONUS;
-            let rise = cascade::resolve(gravity, board, first.waves + 1, rng, sink);
+            // The first cascade left the board settled.
+            let rise = cascade::resolve_after_rise(gravity, board, first.waves + 1, rng, sink);
             s.score_delta += rise.points;
             s.waves += rise.waves;
             if board.is_empty() {
@@ -128,7 +129,7 @@ pub fn apply_move<G: Gravity, R: DiscSource, S: WaveSink>(
             }
         }
     }
-    if s.terminal.is_none() && board.legal_mask() == 0 {
+    if s.terminal.is_none() && board.is_full() {
         s.terminal = Some(TerminalReason::NoLegalColumn);
     }
     pos.game_over = s.terminal.is_some();
@@ -223,6 +224,36 @@ impl GameState {
         self.score += s.score_delta;
         self.moves_played += 1;
         Ok(s)
+    }
+}
+
+/// The headless driver's reveal stream of one move (rules.md §6a): the
+/// Mulberry32 stream seeded with `headless_reveal_seed(seed, moves_played)`,
+/// seeded on the first reveal (most moves reveal nothing).
+struct HeadlessReveals {
+    seed: u32,
+    moves_played: u32,
+    stream: Option<Mulberry32>,
+}
+
+impl HeadlessReveals {
+    #[inline(always)]
+    const fn new(seed: u32, moves_played: u32) -> HeadlessReveals {
+        HeadlessReveals {
+            seed,
+            moves_played,
+            stream: None,
+        }
+    }
+}
+
+impl DiscSource for HeadlessReveals {
+    #[inline]
+    fn draw_disc(&mut self) -> u8 {
+        let (seed, k) = (self.seed, self.moves_played);
+        self.stream
+            .get_or_insert_with(|| Mulberry32::new(headless_reveal_seed(seed, k)))
+            .draw_disc()
     }
 }
 
@@ -380,10 +411,27 @@ impl<G: Gravity> Game<G> {
         match &mut self.driver {
             Driver::Headless { seed } => {
                 let seed = *seed;
-                let mut rng = Mulberry32::new(headless_reveal_seed(seed, self.state.moves_played));
-                let s = self.state.play_with(self.gravity, column, &mut rng, sink)?;
-                if !self.state.position.game_over {
-                    self.state.position.next_disc = headless_disc(seed, self.state.moves_played);
+                let st = &mut self.state;
+                check_move(&st.position, column)?;
+                // The move's reveal stream, seeded only if a gray is revealed;
+                // the next disc is the headless one (no draw from the stream).
+                let mut rng = HeadlessReveals::new(seed, st.moves_played);
+                let s = apply_move(
+                    self.gravity,
+                    &mut st.position,
+                    column,
+                    st.settled,
+                    &mut rng,
+                    sink,
+                );
+                st.settled = true;
+                if s.level_advanced {
+                    st.level += 1;
+                }
+                st.score += s.score_delta;
+                st.moves_played += 1;
+                if !st.position.game_over {
+                    st.position.next_disc = headless_disc(seed, st.moves_played);
                 }
                 Ok(s)
             }
