@@ -2,7 +2,7 @@
 //! `GameRecord`) to `--out` strictly in seed order, a human summary on stdout.
 
 use std::fs::{File, OpenOptions};
-use std::io::{self, BufRead, BufReader, BufWriter, IsTerminal, Seek, SeekFrom, Write};
+use std::io::{self, BufReader, BufWriter, IsTerminal, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
@@ -11,7 +11,9 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result, anyhow, bail};
 use clap::Args;
 use drop7::formats::{GameRecord, seed_hex};
-use drop7::records::{identity_difference, parse_record_line, parse_shard, shard_range};
+use drop7::records::{
+    RecordLines, identity_difference, parse_record_line, parse_shard, shard_range,
+};
 use drop7::runner::{
     CohortConfig, CohortStats, CohortSummary, RunControl, RunLabels, available_threads, nth_seed,
     run_cohort_with,
@@ -617,20 +619,20 @@ fn open_out(
         bail!("--out {shown} is not a regular file: --resume needs one");
     }
     let mut kept = Kept::default();
-    let mut reader = BufReader::with_capacity(1 << 16, &file);
-    let mut buf = Vec::new();
+    let mut lines = RecordLines::new(BufReader::with_capacity(1 << 16, &file));
+    let mut tail = Vec::new();
     let mut pos = 0u64;
-    loop {
-        buf.clear();
-        let n = reader
-            .read_until(b'\n', &mut buf)
-            .with_context(|| format!("cannot read --out {shown} to resume"))?;
-        if n == 0 || buf.last() != Some(&b'\n') {
+    while let Some(l) = lines
+        .next_line()
+        .with_context(|| format!("cannot read --out {shown} to resume"))?
+    {
+        if !l.complete {
+            tail = l.bytes.to_vec();
             break;
         }
         let index = kept.stats.games;
         let line = index + 1;
-        let text = std::str::from_utf8(&buf[..n - 1]).unwrap_or("");
+        let text = l.text().unwrap_or("");
         let rec = match parse_record_line(text) {
             Ok(r) => r,
             Err(e) => bail!("--out {shown} line {line}: {e}; not resuming (nothing was changed)"),
@@ -664,17 +666,17 @@ fn open_out(
             t.game(&rec, line)?;
         }
         kept.stats.add(&rec);
-        pos += n as u64;
+        pos += l.len;
     }
     // Only an interrupted last record (no newline yet) may be dropped.
     const START: &[u8] = b"{\"seed\":\"0x";
-    if !(buf.starts_with(START) || START.starts_with(&buf)) {
+    if !(tail.starts_with(START) || START.starts_with(&tail)) {
         bail!(
             "--out {shown} ends with {} bytes that are not the start of a game record; not resuming (nothing was changed)",
-            buf.len()
+            tail.len()
         );
     }
-    drop(reader);
+    drop(lines);
     kept.dropped_bytes = len - pos;
     file.set_len(pos)
         .with_context(|| format!("cannot truncate --out {shown}"))?;
