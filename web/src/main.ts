@@ -1,7 +1,8 @@
-// The drop7 page: play, advice from the fair player (in a worker), replay of
-// dropped tapes and traces, shareable URLs. Everything the engine does runs in
+// The drop7 page: play (seeded games, or scripted rounds dropped on the page),
+// advice from the fair player (in a worker), replay of dropped tapes and
+// traces, shareable URLs. Everything the engine does runs in
 // the WebAssembly module built from web/wasm (the exact core engine).
-import init, { WebGame, parseSeed, replayFile } from "./pkg/drop7_web.js";
+import init, { WebGame, isRoundFile, parseSeed, replayFile } from "./pkg/drop7_web.js";
 import { Advisor } from "./advisor.js";
 import { buildBoard, clearBars, showBars, showBoard, showFrame, showStatus } from "./board.js";
 import type { Replay, StateView, Step } from "./types.js";
@@ -69,27 +70,56 @@ async function animate(step: Step, before: string): Promise<void> {
   if (step.clearedBoard) $("chain").textContent = "Board cleared! +70,000";
 }
 
-function startGame(seed: number, moves: number[] = []): void {
+/** Makes `g` the live game (a new seed, a restart or a round) and shows it. */
+function begin(g: WebGame, note = "", info = false): void {
   epoch++;
   stopAll();
   leaveReplay();
-  game = new WebGame(seed);
+  game = g;
+  const round = game.roundId();
+  $("seed-text").textContent = round === undefined ? hex(game.seed()) : `round ${round}`;
+  if (round === undefined) $<HTMLInputElement>("seed-input").value = hex(game.seed());
+  show(JSON.parse(game.state()));
+  clearBars();
+  $("advice-info").textContent = "";
+  $<HTMLInputElement>("share-url").value = "";
+  message(note, info);
+}
+
+function startGame(seed: number, moves: number[] = []): void {
+  const g = new WebGame(seed);
   let bad = "";
   for (let k = 0; k < moves.length; k++) {
     try {
-      game.play(moves[k]);
+      g.play(moves[k]);
     } catch (e) {
       bad = `Shared URL: move ${k + 1} (column ${moves[k] + 1}) cannot be played: ${(e as Error).message}; showing the first ${k} moves.`;
       break;
     }
   }
-  $("seed-text").textContent = hex(seed);
-  $<HTMLInputElement>("seed-input").value = hex(seed);
-  show(JSON.parse(game.state()));
-  clearBars();
-  $("advice-info").textContent = "";
-  $<HTMLInputElement>("share-url").value = "";
-  message(bad);
+  begin(g, bad);
+}
+
+/** Plays a dropped scripted round (latent board mode: its discs and hidden gray values). */
+function startRound(text: string, name: string): void {
+  let g: WebGame;
+  try {
+    g = WebGame.fromRound(text);
+  } catch (e) {
+    message(`Cannot play “${name}”: ${(e as Error).message}`);
+    return;
+  }
+  begin(g, `Playing round ${g.roundId()} from “${name}”: its discs and hidden gray values are fixed; ` +
+    `at most ${g.moveCap()} moves. Restart and Undo keep the round.`, true);
+}
+
+/** The end-of-game message (a round's move cap, or the game's own end). */
+function overText(s: StateView, terminal: string | null): string {
+  const cap = game.moveCap();
+  if (cap !== undefined && s.moves >= cap && terminal === null) {
+    return `Round over: its move cap of ${cap} moves is reached (score ${s.score}).`;
+  }
+  return `Game over after ${s.moves} moves (${terminal ?? "over"}): score ${s.score}.`;
 }
 
 function randomSeed(): number {
@@ -147,7 +177,7 @@ async function playColumn(c: number): Promise<boolean> {
   view = step.state;
   await animate(step, before);
   if (step.state.gameOver) {
-    message(`Game over after ${step.state.moves} moves (${step.terminal ?? "over"}): score ${step.state.score}.`, true);
+    message(overText(step.state, step.terminal), true);
   }
   return true;
 }
@@ -215,7 +245,8 @@ async function runAutoplay(): Promise<void> {
   $("autoplay").textContent = "Let it play";
 }
 
-function shareUrl(): string {
+function shareUrl(): string | null {
+  if (game.roundId() !== undefined) return null;
   const cols = Array.from(game.columns()).join("");
   const u = new URL(location.href);
   u.search = "";
@@ -325,6 +356,10 @@ async function openFile(file: File): Promise<void> {
     message(`Could not read “${file.name}”: ${(e as Error).message}`);
     return;
   }
+  if (isRoundFile(text)) {
+    startRound(text, file.name);
+    return;
+  }
   try {
     enterReplay(JSON.parse(replayFile(text)));
   } catch (e) {
@@ -344,7 +379,7 @@ function wire(): void {
     }
   });
   $("random-game").addEventListener("click", () => startGame(randomSeed()));
-  $("restart").addEventListener("click", () => startGame(game.seed()));
+  $("restart").addEventListener("click", () => begin(game.restarted()));
   $("undo").addEventListener("click", () => {
     if (replay) return message("Replaying a file: use ◀ to step back.");
     if (busy) return message("Wait for the move to finish.");
@@ -357,6 +392,11 @@ function wire(): void {
   });
   $("share").addEventListener("click", () => {
     const url = shareUrl();
+    if (url === null) {
+      const cols = Array.from(game.columns(), (c) => c + 1).join(" ");
+      return message(`A round is not shared as a link (the round file is not on the server): ` +
+        `share the file and the columns played${cols ? ": " + cols : ""}.`, true);
+    }
     $<HTMLInputElement>("share-url").value = url;
     history.replaceState(null, "", url);
     navigator.clipboard?.writeText(url).then(
@@ -397,7 +437,7 @@ function wire(): void {
     zone.hidden = true;
     const f = e.dataTransfer?.files?.[0];
     if (f) void openFile(f);
-    else message("Drop a file (a tape or a trace), not text or a link.");
+    else message("Drop a file (a round, a tape or a trace), not text or a link.");
   });
   document.addEventListener("keydown", (e) => {
     if (e.target instanceof HTMLInputElement || e.target instanceof HTMLSelectElement) return;

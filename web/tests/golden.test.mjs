@@ -2,14 +2,15 @@
 // the golden trajectories (4 files × 200 games, trace-format.md block 1,
 // compared byte for byte) and the 861 golden search records (values as bit
 // patterns, action, completed depth and, with the record's strict-LRU table,
-// every counter), and the 24 golden latent games as recorded tapes. Target: 0 mismatches. Data: ../../testdata (copies of
+// every counter), and the 24 golden latent games as recorded tapes and as
+// scripted rounds played on the page's game. Target: 0 mismatches. Data: ../../testdata (copies of
 // shared/golden, see testdata/README.md).
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { gunzipSync } from "node:zlib";
 import { fileURLToPath } from "node:url";
-import { initSync, traceLines, decideGolden, replayFile } from "../dist/pkg/drop7_web.js";
+import { initSync, traceLines, decideGolden, replayFile, WebGame } from "../dist/pkg/drop7_web.js";
 
 const here = (p) => fileURLToPath(new URL(p, import.meta.url));
 initSync({ module: readFileSync(here("../dist/pkg/drop7_web_bg.wasm")) });
@@ -107,6 +108,29 @@ test("golden latent games replayed as tapes through WebAssembly", () => {
     }
   }
   console.log(`trajectories-latent.jsonl: ${games.length} games as tapes, ${moves} moves, ${mismatches} mismatches`);
+  assert.equal(games.length, 24);
+  assert.equal(mismatches, 0);
+});
+
+test("golden latent games played as scripted rounds through WebAssembly", () => {
+  const text = gunzipSync(readFileSync(here("../testdata/trajectories-latent.jsonl.gz"))).toString("utf8");
+  const games = [];
+  for (const l of text.split("\n").filter(Boolean).map((x) => JSON.parse(x))) {
+    if (l.move === 1) games.push([]);
+    games.at(-1).push(l);
+  }
+  let mismatches = 0;
+  let moves = 0;
+  for (const g of games) {
+    const game = WebGame.fromRound(readFileSync(here(`../testdata/rounds/${g[0].roundId}.json`), "utf8"));
+    for (const l of g) {
+      moves++;
+      const s = JSON.parse(game.play(l.column)).state;
+      if (s.board !== l.board || s.score !== l.score || s.level !== l.level || s.movesRemaining !== l.movesRemaining || s.gameOver !== l.gameOver) mismatches++;
+    }
+    game.free();
+  }
+  console.log(`trajectories-latent.jsonl: ${games.length} games as rounds, ${moves} moves, ${mismatches} mismatches`);
   assert.equal(games.length, 24);
   assert.equal(mismatches, 0);
 });

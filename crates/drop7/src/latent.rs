@@ -454,6 +454,96 @@ impl<C: EngineCore> TrackedGame<C> {
     }
 }
 
+/// A source that writes down the value of every reveal it answers.
+struct Logged<'a, R> {
+    src: R,
+    log: Option<&'a mut Vec<u8>>,
+}
+
+impl<R: DiscSource> DiscSource for Logged<'_, R> {
+    #[inline]
+    fn draw_disc(&mut self) -> u8 {
+        self.src.draw_disc()
+    }
+    fn reveal_disc(&mut self, column: usize, covered_below: u32) -> u8 {
+        let v = self.src.reveal_disc(column, covered_below);
+        if let Some(log) = self.log.as_deref_mut() {
+            log.push(v);
+        }
+        v
+    }
+    fn rise(&mut self) {
+        self.src.rise();
+    }
+}
+
+impl<C: EngineCore> TrackedGame<C> {
+    /// As [`EngineGame::play_move`], also writing down in `reveals` (after
+    /// clearing it) the value of every gray disc the move revealed, in reveal
+    /// order (wave by wave, each wave in row-major order, top row first: the
+    /// order of rules.md §5). The game is the same as with `play_move`.
+    ///
+    /// # Errors
+    /// An illegal column or a move after game over; nothing changes then.
+    pub fn play_move_logged<S: WaveSink>(
+        &mut self,
+        column: usize,
+        sink: &mut S,
+        reveals: &mut Vec<u8>,
+    ) -> Result<MoveSummary, MoveError> {
+        reveals.clear();
+        self.play_logged(column, sink, Some(reveals))
+    }
+
+    fn play_logged<S: WaveSink>(
+        &mut self,
+        column: usize,
+        sink: &mut S,
+        log: Option<&mut Vec<u8>>,
+    ) -> Result<MoveSummary, MoveError> {
+        let disc = self.core.position().next_disc;
+        let moves = self.core.totals().2;
+        let s = match &mut self.luck {
+            Luck::Latent { filler, .. } => {
+                let src = LatentSource {
+                    grays: &mut self.grays,
+                    inner: ConstDisc(*filler),
+                };
+                self.core.play_src(column, &mut Logged { src, log }, sink)?
+            }
+            Luck::Headless { seed } => {
+                let src = LatentSource {
+                    grays: &mut self.grays,
+                    inner: Mulberry32::new(headless_reveal_seed(*seed, moves)),
+                };
+                self.core.play_src(column, &mut Logged { src, log }, sink)?
+            }
+            Luck::Stream { rng } => {
+                let src = LatentSource {
+                    grays: &mut self.grays,
+                    inner: rng,
+                };
+                self.core.play_src(column, &mut Logged { src, log }, sink)?
+            }
+        };
+        self.discs_played.push(disc);
+        self.columns.push(column as u8);
+        if s.terminal.is_none() {
+            let m = moves + 1;
+            match &self.luck {
+                Luck::Latent { discs, .. } => {
+                    if let Some(&d) = discs.get(m as usize) {
+                        self.core.set_next_disc(d);
+                    }
+                }
+                Luck::Headless { seed } => self.core.set_next_disc(headless_disc(*seed, m)),
+                Luck::Stream { .. } => {}
+            }
+        }
+        Ok(s)
+    }
+}
+
 impl<C: EngineCore> EngineGame for TrackedGame<C> {
     fn position(&self) -> Position {
         self.core.position()
@@ -472,45 +562,6 @@ impl<C: EngineCore> EngineGame for TrackedGame<C> {
         column: usize,
         sink: &mut S,
     ) -> Result<MoveSummary, MoveError> {
-        let disc = self.core.position().next_disc;
-        let moves = self.core.totals().2;
-        let s = match &mut self.luck {
-            Luck::Latent { filler, .. } => {
-                let mut src = LatentSource {
-                    grays: &mut self.grays,
-                    inner: ConstDisc(*filler),
-                };
-                self.core.play_src(column, &mut src, sink)?
-            }
-            Luck::Headless { seed } => {
-                let mut src = LatentSource {
-                    grays: &mut self.grays,
-                    inner: Mulberry32::new(headless_reveal_seed(*seed, moves)),
-                };
-                self.core.play_src(column, &mut src, sink)?
-            }
-            Luck::Stream { rng } => {
-                let mut src = LatentSource {
-                    grays: &mut self.grays,
-                    inner: rng,
-                };
-                self.core.play_src(column, &mut src, sink)?
-            }
-        };
-        self.discs_played.push(disc);
-        self.columns.push(column as u8);
-        if s.terminal.is_none() {
-            let m = moves + 1;
-            match &self.luck {
-                Luck::Latent { discs, .. } => {
-                    if let Some(&d) = discs.get(m as usize) {
-                        self.core.set_next_disc(d);
-                    }
-                }
-                Luck::Headless { seed } => self.core.set_next_disc(headless_disc(*seed, m)),
-                Luck::Stream { .. } => {}
-            }
-        }
-        Ok(s)
+        self.play_logged(column, sink, None)
     }
 }

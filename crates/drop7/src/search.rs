@@ -460,7 +460,29 @@ impl<L: Leaf, T: Table, G: Gravity> FairSearch<L, T, G> {
                         Some(p) => p,
                         None => *shared_leaf.insert(self.leaf.partial(&child)),
                     };
-                    self.leaf.finish(&partial, child.next_disc)
+                    let v = self.leaf.finish(&partial, child.next_disc);
+                    // The remaining samples play the same move into the
+                    // same afterstate: when no budget check among their
+                    // 2 per sample can fire (checks at work w, w+1, …,
+                    // w+2r-1, all below the poll point), finish them in one
+                    // tight loop, adding in sample order (same sums, bit
+                    // for bit) and counting their moves, nodes, leaves and
+                    // work in bulk.
+                    let rest = strata - s - 1;
+                    if rest > 0 && self.stats.work + 2 * u64::from(rest) <= self.poll_at.get() {
+                        value += sd + v;
+                        for &disc in &discs[(s + 1) as usize..strata as usize] {
+                            expected += sd;
+                            value += sd + self.leaf.finish(&partial, disc);
+                        }
+                        let rest = u64::from(rest);
+                        self.stats.work += 2 * rest;
+                        self.stats.move_calls += rest;
+                        self.stats.nodes += rest;
+                        self.stats.leaf_calls += rest;
+                        break;
+                    }
+                    v
                 } else {
                     self.leaf.evaluate(&child)
                 }

@@ -19,8 +19,10 @@
 use serde::{Deserialize, Serialize};
 
 use crate::board::{SIZE, format_cells};
+use crate::game::MoveSummary;
 use crate::gravity::Portable;
 use crate::latent::{CoreEngine, EngineCore, TrackedGame};
+use crate::position::Position;
 use crate::round::{FormatError, array, field, int_in, json_object, rows7};
 use crate::runner::{EngineGame, PackedEngine};
 
@@ -295,10 +297,39 @@ fn parse(text: &str) -> Result<Parsed, (FormatError, Option<u32>)> {
     })
 }
 
+/// Sees every move of a tape replay ([`replay_observed`]).
+pub trait ReplayObserver<C: EngineCore> {
+    /// Called after each move that passed every check: `before` is the
+    /// position the move was played from, `reveals` the values of the gray
+    /// discs it revealed (in reveal order), `game` the game after it.
+    fn moved(
+        &mut self,
+        before: &Position,
+        column: usize,
+        summary: &MoveSummary,
+        reveals: &[u8],
+        game: &TrackedGame<C>,
+    );
+}
+
+impl<C: EngineCore> ReplayObserver<C> for () {
+    fn moved(&mut self, _: &Position, _: usize, _: &MoveSummary, _: &[u8], _: &TrackedGame<C>) {}
+}
+
 /// Replays a tape's text on `engine` (spec: formats.md "Recorded game tape";
 /// the reference replays with `() => 0`, so the engine's own next-disc draw
 /// is a 1, overwritten by the tape's next disc).
 pub fn replay<E: CoreEngine>(engine: E, text: &str) -> Replay {
+    replay_observed(engine, text, &mut ())
+}
+
+/// [`replay`], showing every move that passed its checks to `observer` (the
+/// web page builds its replay steps this way). The result is the same.
+pub fn replay_observed<E: CoreEngine, O: ReplayObserver<E::Core>>(
+    engine: E,
+    text: &str,
+    observer: &mut O,
+) -> Replay {
     let p = match parse(text) {
         Ok(p) => p,
         Err((e, at)) => return fail("invalid-format", at, e.0),
@@ -324,6 +355,7 @@ pub fn replay<E: CoreEngine>(engine: E, text: &str) -> Replay {
         error: None,
     };
     let mut failure: Option<(&str, Option<u32>, String)> = None;
+    let mut reveals = Vec::new();
     for (i, &c) in p.columns.iter().enumerate() {
         let m = i as u32 + 1;
         let pos = game.position();
@@ -343,10 +375,13 @@ pub fn replay<E: CoreEngine>(engine: E, text: &str) -> Replay {
             ));
             break;
         }
-        if game.play_move(usize::from(c), &mut ()).is_err() {
-            failure = Some(("illegal-column", Some(m), format!("move {m}: column {c}")));
-            break;
-        }
+        let summary = match game.play_move_logged(usize::from(c), &mut (), &mut reveals) {
+            Ok(s) => s,
+            Err(_) => {
+                failure = Some(("illegal-column", Some(m), format!("move {m}: column {c}")));
+                break;
+            }
+        };
         if let Some(f) = game.grays().fault() {
             failure = Some((
                 "invalid-configuration",
@@ -379,6 +414,7 @@ pub fn replay<E: CoreEngine>(engine: E, text: &str) -> Replay {
                 break;
             }
         }
+        observer.moved(&pos, usize::from(c), &summary, &reveals, &game);
     }
     out.score = game.score();
     out.level = game.level();

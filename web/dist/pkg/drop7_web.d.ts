@@ -1,14 +1,19 @@
 /* tslint:disable */
 /* eslint-disable */
 /**
- * Validates a dropped file and turns it into replay steps: JSON
- * `{kind: "tape"|"trace", title, seed, start: state, steps: [step],
- * failure, note}` (see [`replay::Replay`]).
+ * `drop7 trace`'s lines (trace-format.md block 1, one JSON object a line,
+ * `\n`-terminated) for the game of `seed` on the headless (or, if `stream`,
+ * stream) driver playing `columns` in order; stops at the first illegal
+ * column or at game over.
+ */
+export function traceLines(seed: number, stream: boolean, columns: Uint8Array): string;
+/**
+ * Parses a seed in decimal or `0x` hex (a u32).
  *
  * # Errors
- * A message naming what is wrong and where (line, field, move).
+ * A message naming the text.
  */
-export function replayFile(text: string): string;
+export function parseSeed(text: string): number;
 /**
  * The fair search's decision on a position, as `drop7 decide` prints it:
  * JSON `{action, completedDepth, values (16-hex-digit bit patterns or null),
@@ -22,6 +27,20 @@ export function replayFile(text: string): string;
  */
 export function decide(board: string, next: number, rise: number, depth: number, strata: number): string;
 /**
+ * Whether `text` is a scripted round file (a JSON object whose `format` is
+ * `drop7-scripted-round-v1`), to be played rather than replayed.
+ */
+export function isRoundFile(text: string): boolean;
+/**
+ * Validates a dropped file and turns it into replay steps: JSON
+ * `{kind: "tape"|"trace", title, seed, start: state, steps: [step],
+ * failure, note}` (see [`replay::Replay`]).
+ *
+ * # Errors
+ * A message naming what is wrong and where (line, field, move).
+ */
+export function replayFile(text: string): string;
+/**
  * Runs one golden search record (a `search.jsonl` line) with its own
  * config and the strict-LRU table at its capacity (0 = none), as the native
  * parity gate does; returns the decision as [`decide`] formats it, plus
@@ -32,28 +51,25 @@ export function decide(board: string, next: number, rise: number, depth: number,
  */
 export function decideGolden(record: string): string;
 /**
- * Parses a seed in decimal or `0x` hex (a u32).
- *
- * # Errors
- * A message naming the text.
- */
-export function parseSeed(text: string): number;
-/**
- * `drop7 trace`'s lines (trace-format.md block 1, one JSON object a line,
- * `\n`-terminated) for the game of `seed` on the headless (or, if `stream`,
- * stream) driver playing `columns` in order; stops at the first illegal
- * column or at game over.
- */
-export function traceLines(seed: number, stream: boolean, columns: Uint8Array): string;
-/**
- * A live game of Drop7 Hardcore.
+ * A live game of Drop7 Hardcore: a seeded game (headless or stream driver)
+ * or a scripted round (latent board mode).
  */
 export class WebGame {
   free(): void;
   /**
-   * Legal columns as a 7-bit mask (bit c = column c); 0 once the game is over.
+   * Legal columns as a 7-bit mask (bit c = column c); 0 once the game is
+   * over or a round's move cap is reached.
    */
   legalMask(): number;
+  /**
+   * A game of a `drop7-scripted-round-v1` round file (formats.md; latent
+   * board mode: the round fixes every disc and every hidden gray value,
+   * and its `maximumMoves` caps the game).
+   *
+   * # Errors
+   * Not a round file, or what is wrong with it (field and index).
+   */
+  static fromRound(text: string): WebGame;
   /**
    * A headless game of `seed` with `columns` (0..=6 each) already played.
    *
@@ -70,11 +86,12 @@ export class WebGame {
    * scoreDelta, levelAdvanced, clearedBoard, terminal, maxDepth, state}`.
    *
    * # Errors
-   * A full column, an out-of-range column, or a finished game; nothing changes.
+   * A full column, an out-of-range column, a finished game or a round's
+   * move cap; nothing changes.
    */
   play(column: number): string;
   /**
-   * The game seed.
+   * The game seed (a round's `generatorSeedHex`).
    */
   seed(): number;
   /**
@@ -89,6 +106,18 @@ export class WebGame {
    * The columns played so far.
    */
   columns(): Uint8Array;
+  /**
+   * The round's move cap (`maximumMoves`), or `undefined` for a seeded game.
+   */
+  moveCap(): number | undefined;
+  /**
+   * The round's id (`gauntlet-01`, …), or `undefined` for a seeded game.
+   */
+  roundId(): string | undefined;
+  /**
+   * A new game with the same luck (seed and driver, or round), no move played.
+   */
+  restarted(): WebGame;
 }
 
 export type InitInput = RequestInfo | URL | Response | BufferSource | WebAssembly.Module;
@@ -98,22 +127,27 @@ export interface InitOutput {
   readonly __wbg_webgame_free: (a: number, b: number) => void;
   readonly decide: (a: number, b: number, c: number, d: number, e: number, f: number) => [number, number, number, number];
   readonly decideGolden: (a: number, b: number) => [number, number, number, number];
+  readonly isRoundFile: (a: number, b: number) => number;
   readonly parseSeed: (a: number, b: number) => [number, number, number];
   readonly replayFile: (a: number, b: number) => [number, number, number, number];
   readonly traceLines: (a: number, b: number, c: number, d: number) => [number, number];
   readonly webgame_columns: (a: number) => [number, number];
+  readonly webgame_fromRound: (a: number, b: number) => [number, number, number];
   readonly webgame_legalMask: (a: number) => number;
+  readonly webgame_moveCap: (a: number) => number;
   readonly webgame_new: (a: number) => number;
   readonly webgame_play: (a: number, b: number) => [number, number, number, number];
+  readonly webgame_restarted: (a: number) => number;
+  readonly webgame_roundId: (a: number) => [number, number];
   readonly webgame_seed: (a: number) => number;
   readonly webgame_state: (a: number) => [number, number];
   readonly webgame_undo: (a: number) => number;
   readonly webgame_withMoves: (a: number, b: number, c: number) => [number, number, number];
   readonly __wbindgen_export_0: WebAssembly.Table;
   readonly __wbindgen_malloc: (a: number, b: number) => number;
+  readonly __wbindgen_free: (a: number, b: number, c: number) => void;
   readonly __wbindgen_realloc: (a: number, b: number, c: number, d: number) => number;
   readonly __externref_table_dealloc: (a: number) => void;
-  readonly __wbindgen_free: (a: number, b: number, c: number) => void;
   readonly __wbindgen_start: () => void;
 }
 

@@ -20,6 +20,37 @@ function getStringFromWasm0(ptr, len) {
 
 let WASM_VECTOR_LEN = 0;
 
+function passArray8ToWasm0(arg, malloc) {
+    const ptr = malloc(arg.length * 1, 1) >>> 0;
+    getUint8ArrayMemory0().set(arg, ptr / 1);
+    WASM_VECTOR_LEN = arg.length;
+    return ptr;
+}
+/**
+ * `drop7 trace`'s lines (trace-format.md block 1, one JSON object a line,
+ * `\n`-terminated) for the game of `seed` on the headless (or, if `stream`,
+ * stream) driver playing `columns` in order; stops at the first illegal
+ * column or at game over.
+ * @param {number} seed
+ * @param {boolean} stream
+ * @param {Uint8Array} columns
+ * @returns {string}
+ */
+export function traceLines(seed, stream, columns) {
+    let deferred2_0;
+    let deferred2_1;
+    try {
+        const ptr0 = passArray8ToWasm0(columns, wasm.__wbindgen_malloc);
+        const len0 = WASM_VECTOR_LEN;
+        const ret = wasm.traceLines(seed, stream, ptr0, len0);
+        deferred2_0 = ret[0];
+        deferred2_1 = ret[1];
+        return getStringFromWasm0(ret[0], ret[1]);
+    } finally {
+        wasm.__wbindgen_free(deferred2_0, deferred2_1, 1);
+    }
+}
+
 const cachedTextEncoder = (typeof TextEncoder !== 'undefined' ? new TextEncoder('utf-8') : { encode: () => { throw Error('TextEncoder not available') } } );
 
 const encodeString = (typeof cachedTextEncoder.encodeInto === 'function'
@@ -80,34 +111,21 @@ function takeFromExternrefTable0(idx) {
     return value;
 }
 /**
- * Validates a dropped file and turns it into replay steps: JSON
- * `{kind: "tape"|"trace", title, seed, start: state, steps: [step],
- * failure, note}` (see [`replay::Replay`]).
+ * Parses a seed in decimal or `0x` hex (a u32).
  *
  * # Errors
- * A message naming what is wrong and where (line, field, move).
+ * A message naming the text.
  * @param {string} text
- * @returns {string}
+ * @returns {number}
  */
-export function replayFile(text) {
-    let deferred3_0;
-    let deferred3_1;
-    try {
-        const ptr0 = passStringToWasm0(text, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
-        const len0 = WASM_VECTOR_LEN;
-        const ret = wasm.replayFile(ptr0, len0);
-        var ptr2 = ret[0];
-        var len2 = ret[1];
-        if (ret[3]) {
-            ptr2 = 0; len2 = 0;
-            throw takeFromExternrefTable0(ret[2]);
-        }
-        deferred3_0 = ptr2;
-        deferred3_1 = len2;
-        return getStringFromWasm0(ptr2, len2);
-    } finally {
-        wasm.__wbindgen_free(deferred3_0, deferred3_1, 1);
+export function parseSeed(text) {
+    const ptr0 = passStringToWasm0(text, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+    const len0 = WASM_VECTOR_LEN;
+    const ret = wasm.parseSeed(ptr0, len0);
+    if (ret[2]) {
+        throw takeFromExternrefTable0(ret[1]);
     }
+    return ret[0] >>> 0;
 }
 
 /**
@@ -134,6 +152,50 @@ export function decide(board, next, rise, depth, strata) {
         const ptr0 = passStringToWasm0(board, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
         const len0 = WASM_VECTOR_LEN;
         const ret = wasm.decide(ptr0, len0, next, rise, depth, strata);
+        var ptr2 = ret[0];
+        var len2 = ret[1];
+        if (ret[3]) {
+            ptr2 = 0; len2 = 0;
+            throw takeFromExternrefTable0(ret[2]);
+        }
+        deferred3_0 = ptr2;
+        deferred3_1 = len2;
+        return getStringFromWasm0(ptr2, len2);
+    } finally {
+        wasm.__wbindgen_free(deferred3_0, deferred3_1, 1);
+    }
+}
+
+/**
+ * Whether `text` is a scripted round file (a JSON object whose `format` is
+ * `drop7-scripted-round-v1`), to be played rather than replayed.
+ * @param {string} text
+ * @returns {boolean}
+ */
+export function isRoundFile(text) {
+    const ptr0 = passStringToWasm0(text, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+    const len0 = WASM_VECTOR_LEN;
+    const ret = wasm.isRoundFile(ptr0, len0);
+    return ret !== 0;
+}
+
+/**
+ * Validates a dropped file and turns it into replay steps: JSON
+ * `{kind: "tape"|"trace", title, seed, start: state, steps: [step],
+ * failure, note}` (see [`replay::Replay`]).
+ *
+ * # Errors
+ * A message naming what is wrong and where (line, field, move).
+ * @param {string} text
+ * @returns {string}
+ */
+export function replayFile(text) {
+    let deferred3_0;
+    let deferred3_1;
+    try {
+        const ptr0 = passStringToWasm0(text, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+        const len0 = WASM_VECTOR_LEN;
+        const ret = wasm.replayFile(ptr0, len0);
         var ptr2 = ret[0];
         var len2 = ret[1];
         if (ret[3]) {
@@ -180,55 +242,6 @@ export function decideGolden(record) {
     }
 }
 
-/**
- * Parses a seed in decimal or `0x` hex (a u32).
- *
- * # Errors
- * A message naming the text.
- * @param {string} text
- * @returns {number}
- */
-export function parseSeed(text) {
-    const ptr0 = passStringToWasm0(text, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
-    const len0 = WASM_VECTOR_LEN;
-    const ret = wasm.parseSeed(ptr0, len0);
-    if (ret[2]) {
-        throw takeFromExternrefTable0(ret[1]);
-    }
-    return ret[0] >>> 0;
-}
-
-function passArray8ToWasm0(arg, malloc) {
-    const ptr = malloc(arg.length * 1, 1) >>> 0;
-    getUint8ArrayMemory0().set(arg, ptr / 1);
-    WASM_VECTOR_LEN = arg.length;
-    return ptr;
-}
-/**
- * `drop7 trace`'s lines (trace-format.md block 1, one JSON object a line,
- * `\n`-terminated) for the game of `seed` on the headless (or, if `stream`,
- * stream) driver playing `columns` in order; stops at the first illegal
- * column or at game over.
- * @param {number} seed
- * @param {boolean} stream
- * @param {Uint8Array} columns
- * @returns {string}
- */
-export function traceLines(seed, stream, columns) {
-    let deferred2_0;
-    let deferred2_1;
-    try {
-        const ptr0 = passArray8ToWasm0(columns, wasm.__wbindgen_malloc);
-        const len0 = WASM_VECTOR_LEN;
-        const ret = wasm.traceLines(seed, stream, ptr0, len0);
-        deferred2_0 = ret[0];
-        deferred2_1 = ret[1];
-        return getStringFromWasm0(ret[0], ret[1]);
-    } finally {
-        wasm.__wbindgen_free(deferred2_0, deferred2_1, 1);
-    }
-}
-
 function getArrayU8FromWasm0(ptr, len) {
     ptr = ptr >>> 0;
     return getUint8ArrayMemory0().subarray(ptr / 1, ptr / 1 + len);
@@ -238,7 +251,8 @@ const WebGameFinalization = (typeof FinalizationRegistry === 'undefined')
     ? { register: () => {}, unregister: () => {} }
     : new FinalizationRegistry(ptr => wasm.__wbg_webgame_free(ptr >>> 0, 1));
 /**
- * A live game of Drop7 Hardcore.
+ * A live game of Drop7 Hardcore: a seeded game (headless or stream driver)
+ * or a scripted round (latent board mode).
  */
 export class WebGame {
 
@@ -262,12 +276,32 @@ export class WebGame {
         wasm.__wbg_webgame_free(ptr, 0);
     }
     /**
-     * Legal columns as a 7-bit mask (bit c = column c); 0 once the game is over.
+     * Legal columns as a 7-bit mask (bit c = column c); 0 once the game is
+     * over or a round's move cap is reached.
      * @returns {number}
      */
     legalMask() {
         const ret = wasm.webgame_legalMask(this.__wbg_ptr);
         return ret;
+    }
+    /**
+     * A game of a `drop7-scripted-round-v1` round file (formats.md; latent
+     * board mode: the round fixes every disc and every hidden gray value,
+     * and its `maximumMoves` caps the game).
+     *
+     * # Errors
+     * Not a round file, or what is wrong with it (field and index).
+     * @param {string} text
+     * @returns {WebGame}
+     */
+    static fromRound(text) {
+        const ptr0 = passStringToWasm0(text, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+        const len0 = WASM_VECTOR_LEN;
+        const ret = wasm.webgame_fromRound(ptr0, len0);
+        if (ret[2]) {
+            throw takeFromExternrefTable0(ret[1]);
+        }
+        return WebGame.__wrap(ret[0]);
     }
     /**
      * A headless game of `seed` with `columns` (0..=6 each) already played.
@@ -302,7 +336,8 @@ export class WebGame {
      * scoreDelta, levelAdvanced, clearedBoard, terminal, maxDepth, state}`.
      *
      * # Errors
-     * A full column, an out-of-range column, or a finished game; nothing changes.
+     * A full column, an out-of-range column, a finished game or a round's
+     * move cap; nothing changes.
      * @param {number} column
      * @returns {string}
      */
@@ -325,7 +360,7 @@ export class WebGame {
         }
     }
     /**
-     * The game seed.
+     * The game seed (a round's `generatorSeedHex`).
      * @returns {number}
      */
     seed() {
@@ -365,6 +400,35 @@ export class WebGame {
         var v1 = getArrayU8FromWasm0(ret[0], ret[1]).slice();
         wasm.__wbindgen_free(ret[0], ret[1] * 1, 1);
         return v1;
+    }
+    /**
+     * The round's move cap (`maximumMoves`), or `undefined` for a seeded game.
+     * @returns {number | undefined}
+     */
+    moveCap() {
+        const ret = wasm.webgame_moveCap(this.__wbg_ptr);
+        return ret === 0x100000001 ? undefined : ret;
+    }
+    /**
+     * The round's id (`gauntlet-01`, …), or `undefined` for a seeded game.
+     * @returns {string | undefined}
+     */
+    roundId() {
+        const ret = wasm.webgame_roundId(this.__wbg_ptr);
+        let v1;
+        if (ret[0] !== 0) {
+            v1 = getStringFromWasm0(ret[0], ret[1]).slice();
+            wasm.__wbindgen_free(ret[0], ret[1] * 1, 1);
+        }
+        return v1;
+    }
+    /**
+     * A new game with the same luck (seed and driver, or round), no move played.
+     * @returns {WebGame}
+     */
+    restarted() {
+        const ret = wasm.webgame_restarted(this.__wbg_ptr);
+        return WebGame.__wrap(ret);
     }
 }
 

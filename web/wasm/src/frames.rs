@@ -1,23 +1,18 @@
 //! A plain cell engine that records the frames of a move (the disc landing,
 //! each wave's pops, cracks and reveals, each fall, the rise) for the page's
-//! animation, and that can play a tape: reveals then take the hidden value of
-//! the revealed cell instead of a random draw (formats.md, recorded game tape).
+//! animation. It draws nothing and knows no hidden values: a move is first
+//! played by the core engine ([`drop7::latent::TrackedGame`], whatever its
+//! luck: seeded driver, scripted round or tape), which reports the values its
+//! reveals took, and the frames are then drawn with those values.
 //!
 //! The rules are those of rules.md §4–§5 (the same order as the core's plain
-//! reference engine). The live game's authoritative state comes from the core
-//! packed engine; these frames are checked against it after every move.
+//! reference engine, reveals in row-major order as there). The game's
+//! authoritative state is the core's; these frames are checked against it
+//! after every move.
 
 use drop7::board::{CELLS, CRACKED, Cells, SIZE, SOLID};
 use drop7::game::{CLEAR_BONUS, LEVEL_BONUS};
 use serde::Serialize;
-
-/// Where revealed values and risen rows' hidden values come from.
-pub trait RevealSource {
-    /// The value of the revealed cell `cell`, whose hidden value is `hidden`.
-    fn reveal(&mut self, cell: usize, hidden: u8) -> u8;
-    /// Hidden values of the covered row that comes up at a rise.
-    fn rise_row(&mut self) -> Result<[u8; SIZE], String>;
-}
 
 /// One picture of the board during a move.
 #[derive(Clone, Debug, Serialize)]
@@ -53,6 +48,20 @@ pub struct MoveFrames {
     pub max_depth: u32,
 }
 
+impl MoveFrames {
+    /// A move shown without animation, worth `score_delta`.
+    pub fn bare(score_delta: u64) -> MoveFrames {
+        MoveFrames {
+            frames: Vec::new(),
+            score_delta,
+            level_advanced: false,
+            cleared_board: false,
+            terminal: None,
+            max_depth: 0,
+        }
+    }
+}
+
 /// Formats cells as the 49-character trace board.
 pub fn board_text(cells: &Cells) -> String {
     cells.iter().map(|&v| char::from(b'0' + v)).collect()
@@ -75,8 +84,8 @@ fn run_length(b: &Cells, row: usize, col: usize, dr: isize, dc: isize) -> u8 {
     len
 }
 
-/// Gravity on cells and their hidden values together.
-fn fall(b: &mut Cells, hidden: &mut Cells) {
+/// Gravity on the cells.
+fn fall(b: &mut Cells) {
     for c in 0..SIZE {
         let mut write = SIZE;
         for r in (0..SIZE).rev() {
@@ -86,9 +95,7 @@ fn fall(b: &mut Cells, hidden: &mut Cells) {
                 let j = write * SIZE + c;
                 if j != i {
                     b[j] = b[i];
-                    hidden[j] = hidden[i];
                     b[i] = 0;
-                    hidden[i] = 0;
                 }
             }
         }
@@ -98,9 +105,8 @@ fn fall(b: &mut Cells, hidden: &mut Cells) {
 /// Resolves a cascade from `depth`; returns (points, waves).
 fn cascade(
     b: &mut Cells,
-    hidden: &mut Cells,
     mut depth: u32,
-    src: &mut impl RevealSource,
+    reveals: &mut impl Iterator<Item = u8>,
     frames: &mut Vec<Frame>,
 ) -> (u64, u32) {
     let mut points = 0;
@@ -121,7 +127,6 @@ fn cascade(
         }
         for &i in &popped {
             b[i] = 0;
-            hidden[i] = 0;
         }
         let mut changed = Vec::new();
         for i in 0..CELLS {
@@ -141,10 +146,9 @@ fn cascade(
             match (start[i], hits) {
                 (_, 0) => continue,
                 (SOLID, 1) => b[i] = CRACKED,
-                _ => {
-                    b[i] = src.reveal(i, hidden[i]);
-                    hidden[i] = 0;
-                }
+                // A reveal the core did not report would be a bug; the frames
+                // are checked against the core's board after the move.
+                _ => b[i] = reveals.next().unwrap_or(SOLID),
             }
             changed.push(i);
         }
@@ -157,7 +161,7 @@ fn cascade(
             popped,
             changed,
         });
-        fall(b, hidden);
+        fall(b);
         frames.push(Frame {
             kind: "fall",
             board: board_text(b),
@@ -169,27 +173,23 @@ fn cascade(
     }
 }
 
-/// Plays `disc` into the legal `column` (checked by the caller), with
-/// `moves_remaining` drops left before the rise (1..=5). Updates `b`,
-/// `hidden` and `moves_remaining`.
-///
-/// # Errors
-/// Only from [`RevealSource::rise_row`] (a tape without the row to rise).
+/// The frames of `disc` dropped into `column` of `b` with `moves_remaining`
+/// drops left before the rise (1..=5), the move's reveals taking the values
+/// `reveals` (in the core's reveal order). `None` if the column is full.
 pub fn play(
-    b: &mut Cells,
-    hidden: &mut Cells,
-    moves_remaining: &mut u8,
+    b: &Cells,
+    moves_remaining: u8,
     column: usize,
     disc: u8,
-    src: &mut impl RevealSource,
-) -> Result<MoveFrames, String> {
+    reveals: &[u8],
+) -> Option<MoveFrames> {
+    let mut b = *b;
+    let b = &mut b;
+    let mut reveals = reveals.iter().copied();
+    let mut moves_remaining = moves_remaining;
     let mut frames = Vec::new();
-    let row = (0..SIZE)
-        .rev()
-        .find(|&r| b[r * SIZE + column] == 0)
-        .ok_or_else(|| format!("column {column} is full"))?;
+    let row = (0..SIZE).rev().find(|&r| b[r * SIZE + column] == 0)?;
     b[row * SIZE + column] = disc;
-    hidden[row * SIZE + column] = 0;
     frames.push(Frame {
         kind: "drop",
         board: board_text(b),
@@ -197,7 +197,7 @@ pub fn play(
         popped: vec![row * SIZE + column],
         changed: Vec::new(),
     });
-    let (mut delta, first_waves) = cascade(b, hidden, 1, src, &mut frames);
+    let (mut delta, first_waves) = cascade(b, 1, &mut reveals, &mut frames);
     let mut max_depth = first_waves;
     let mut cleared_board = false;
     if b.iter().all(|&v| v == 0) {
@@ -206,18 +206,13 @@ pub fn play(
     }
     let mut level_advanced = false;
     let mut terminal = None;
-    *moves_remaining -= 1;
-    if *moves_remaining == 0 {
+    moves_remaining -= 1;
+    if moves_remaining == 0 {
         if b[..SIZE].iter().any(|&v| v != 0) {
             terminal = Some("blocked-rise");
         } else {
-            let row = src.rise_row()?;
             b.copy_within(SIZE.., 0);
-            hidden.copy_within(SIZE.., 0);
-            for c in 0..SIZE {
-                b[6 * SIZE + c] = SOLID;
-                hidden[6 * SIZE + c] = row[c];
-            }
+            b[6 * SIZE..].fill(SOLID);
             frames.push(Frame {
                 kind: "rise",
                 board: board_text(b),
@@ -225,10 +220,9 @@ pub fn play(
                 popped: Vec::new(),
                 changed: Vec::new(),
             });
-            *moves_remaining = 5;
             delta += LEVEL_BONUS;
             level_advanced = true;
-            let (pts, rise_waves) = cascade(b, hidden, first_waves + 1, src, &mut frames);
+            let (pts, rise_waves) = cascade(b, first_waves + 1, &mut reveals, &mut frames);
             delta += pts;
             max_depth += rise_waves;
             if b.iter().all(|&v| v == 0) {
@@ -240,7 +234,7 @@ pub fn play(
     if terminal.is_none() && b[..SIZE].iter().all(|&v| v != 0) {
         terminal = Some("no-legal-column");
     }
-    Ok(MoveFrames {
+    Some(MoveFrames {
         frames,
         score_delta: delta,
         level_advanced,
@@ -253,42 +247,38 @@ pub fn play(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use drop7::game::{Driver, Game};
-    use drop7::rng::{Mulberry32, headless_reveal_seed};
+    use drop7::gravity::Portable;
+    use drop7::latent::TrackedGame;
+    use drop7::runner::{EngineGame, PackedEngine};
 
-    struct Draws(Mulberry32);
-    impl RevealSource for Draws {
-        fn reveal(&mut self, _cell: usize, _hidden: u8) -> u8 {
-            use drop7::rng::DiscSource;
-            self.0.draw_disc()
-        }
-        fn rise_row(&mut self) -> Result<[u8; SIZE], String> {
-            Ok([0; SIZE])
-        }
-    }
-
-    /// The frames' last board and score equal the core engine's, move by move.
+    /// The frames' last board and score equal the core engine's, move by move,
+    /// on headless and stream games.
     #[test]
     fn frames_follow_the_core_engine() {
         for seed in 1..40u32 {
-            let mut g = Game::new(Driver::headless(seed));
-            let mut cells = g.board().to_cells();
-            let mut hidden = [0u8; CELLS];
-            let mut rise = 5u8;
-            let mut m = 0u32;
-            while !g.is_over() {
-                let col = drop7::policy::center_first(g.board()).unwrap();
-                let disc = g.state().position.next_disc;
-                let mut src = Draws(Mulberry32::new(headless_reveal_seed(seed, m)));
-                let f = play(&mut cells, &mut hidden, &mut rise, col, disc, &mut src).unwrap();
-                let out = g.play(col).unwrap();
+            let mut g = if seed % 2 == 0 {
+                TrackedGame::headless(PackedEngine(Portable), seed)
+            } else {
+                TrackedGame::stream(PackedEngine(Portable), seed)
+            };
+            let mut reveals = Vec::new();
+            while !g.position().game_over {
+                let pos = g.position();
+                let col = drop7::policy::center_first(&pos.board).unwrap();
+                let out = g.play_move_logged(col, &mut (), &mut reveals).unwrap();
+                let f = play(
+                    &pos.board.to_cells(),
+                    pos.moves_remaining,
+                    col,
+                    pos.next_disc,
+                    &reveals,
+                )
+                .unwrap();
                 assert_eq!(f.score_delta, out.score_delta);
                 assert_eq!(
                     f.frames.last().unwrap().board,
-                    board_text(&g.board().to_cells())
+                    board_text(&g.position().board.to_cells())
                 );
-                assert_eq!(rise, g.state().position.moves_remaining);
-                m += 1;
             }
         }
     }

@@ -2,42 +2,38 @@
 //! tapes and traces, behind a small wasm-bindgen interface. Every function
 //! speaks JSON strings (shapes below) so the page's TypeScript stays thin.
 //!
-//! * [`WebGame`]: a live game (headless or stream driver) whose moves report
-//!   animation frames; state and legality come from the core packed engine.
+//! * [`WebGame`]: a live game (headless or stream driver, or a scripted
+//!   round in latent board mode) whose moves report animation frames; state,
+//!   legality and luck come from the core ([`drop7::latent::TrackedGame`] on
+//!   the packed engine).
 //! * [`decide`]: per-column values of a position under the fair search.
-//! * [`replay_file`]: a dropped `drop7-recorded-game-v2` tape or `drop7 trace`
-//!   JSON-lines file, validated and turned into replay steps.
+//! * [`replay_file`]: a dropped `drop7-recorded-game-v2` tape (replayed and
+//!   checked by the core's [`drop7::tape`]) or `drop7 trace` JSON-lines file,
+//!   turned into replay steps.
 //! * [`trace_lines`], [`decide_golden`]: what the parity test in Node compares
 //!   against the golden files.
 
 pub mod frames;
 pub mod replay;
 
-use drop7::board::{CELLS, SIZE};
+use std::rc::Rc;
+
 use drop7::formats::{DecideRecord, position_from_parts};
-use drop7::game::{Driver, DriverKind, Game};
+use drop7::game::DriverKind;
 use drop7::gravity::Portable;
+use drop7::latent::{PackedCore, TrackedGame};
 use drop7::leaf::FairLeaf;
-use drop7::rng::{DiscSource, Mulberry32, headless_reveal_seed};
-use drop7::runner::{PackedEngine, Policy, trace_game};
+use drop7::round::{ROUND_FORMAT, ScriptedRound};
+use drop7::runner::{EngineGame, PackedEngine, Policy, trace_game};
 use drop7::search::{FairSearch, MAX_DEPTH, MAX_STRATA, SearchConfig};
 use drop7::table::{NoTable, SetAssociative, StrictLru};
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
-use frames::{MoveFrames, RevealSource};
+use frames::MoveFrames;
 
-/// Reveals drawn from a copy of the move's random stream (the live game's).
-struct Draws(Mulberry32);
-
-impl RevealSource for Draws {
-    fn reveal(&mut self, _cell: usize, _hidden: u8) -> u8 {
-        self.0.draw_disc()
-    }
-    fn rise_row(&mut self) -> Result<[u8; SIZE], String> {
-        Ok([0; SIZE])
-    }
-}
+/// The core's game with tracked gray discs, on the packed engine.
+pub type CoreGame = TrackedGame<PackedCore<Portable>>;
 
 /// The public state of a game, as the page shows it.
 #[derive(Clone, Debug, Serialize)]
@@ -55,8 +51,27 @@ pub struct StateView {
     pub moves_remaining: u8,
     /// Moves played.
     pub moves: u32,
-    /// Whether the game is over.
+    /// Whether the game is over (for a scripted round, also once its move
+    /// cap is reached).
     pub game_over: bool,
+}
+
+impl StateView {
+    /// The state of `game` after `moves` moves; `capped`: a round's move cap
+    /// stopped it.
+    pub fn of(game: &CoreGame, capped: bool) -> StateView {
+        let p = game.position();
+        let over = p.game_over || capped;
+        StateView {
+            board: frames::board_text(&p.board.to_cells()),
+            next: (!over).then_some(p.next_disc),
+            score: game.score(),
+            level: game.level(),
+            moves_remaining: p.moves_remaining,
+            moves: game.moves_played(),
+            game_over: over,
+        }
+    }
 }
 
 /// One played move: what the page animates and then shows.
@@ -74,87 +89,148 @@ pub struct Step {
     pub state: StateView,
 }
 
-/// A live game of Drop7 Hardcore.
-#[wasm_bindgen]
-pub struct WebGame {
-    game: Game<Portable>,
-    kind: DriverKind,
-    columns: Vec<u8>,
-}
-
-impl WebGame {
-    fn view(&self) -> StateView {
-        let s = self.game.state();
-        StateView {
-            board: frames::board_text(&s.position.board.to_cells()),
-            next: (!s.position.game_over).then_some(s.position.next_disc),
-            score: s.score,
-            level: s.level,
-            moves_remaining: s.position.moves_remaining,
-            moves: s.moves_played,
-            game_over: s.position.game_over,
-        }
-    }
-
-    /// Plays `column`, returning the step (core engine state, cell-engine frames).
-    pub fn play_step(&mut self, column: usize) -> Result<Step, String> {
-        let before = *self.game.state();
-        drop7::game::check_move(&before.position, column).map_err(|e| match e {
+/// Plays `column` on `game` (checked legal by the caller) and returns the
+/// step: the core engine's move and state, with the frames drawn with the
+/// values its reveals took.
+///
+/// # Errors
+/// The core's refusal (full column, game over), worded for the page.
+pub fn core_step(game: &mut CoreGame, column: usize, capped: bool) -> Result<Step, String> {
+    let before = game.position();
+    let mut reveals = Vec::new();
+    let out = game
+        .play_move_logged(column, &mut (), &mut reveals)
+        .map_err(|e| match e {
             drop7::MoveError::GameOver => "the game is over: start a new game or undo".to_string(),
             drop7::MoveError::ColumnFull(c) => format!("column {} is full", c + 1),
             drop7::MoveError::OutOfRange(c) => format!("column {c} is out of range"),
         })?;
-        let rng = match self.game.driver() {
-            Driver::Headless { seed } => {
-                Mulberry32::new(headless_reveal_seed(*seed, before.moves_played))
-            }
-            Driver::Stream { rng, .. } => *rng,
-        };
-        let mut cells = before.position.board.to_cells();
-        let mut hidden = [0u8; CELLS];
-        let mut rise = before.position.moves_remaining;
-        let disc = before.position.next_disc;
-        let mut detail = frames::play(
-            &mut cells,
-            &mut hidden,
-            &mut rise,
-            column,
-            disc,
-            &mut Draws(rng),
-        )?;
-        let out = self.game.play(column).map_err(|e| e.to_string())?;
-        self.columns.push(column as u8);
-        let state = self.view();
-        if detail.frames.last().map(|f| f.board.as_str()) != Some(state.board.as_str()) {
-            // Never expected (unit-tested); the core engine's state wins.
-            detail.frames.clear();
+    let state = StateView::of(game, capped);
+    let disc = before.next_disc;
+    let mut detail = frames::play(
+        &before.board.to_cells(),
+        before.moves_remaining,
+        column,
+        disc,
+        &reveals,
+    )
+    .unwrap_or_else(|| MoveFrames::bare(0));
+    if detail.frames.last().map(|f| f.board.as_str()) != Some(state.board.as_str()) {
+        // Never expected (unit-tested); the core engine's state wins.
+        detail.frames.clear();
+    }
+    detail.score_delta = out.score_delta;
+    detail.level_advanced = out.level_advanced;
+    detail.cleared_board = out.cleared_board;
+    Ok(Step {
+        column,
+        disc,
+        detail,
+        state,
+    })
+}
+
+/// Where a game's luck comes from.
+#[derive(Clone, Debug)]
+enum Origin {
+    /// A seeded game on the headless or stream driver (rules.md §6).
+    Seed { seed: u32, stream: bool },
+    /// A scripted round (formats.md): discs and hidden gray values fixed.
+    Round(Rc<ScriptedRound>),
+}
+
+impl Origin {
+    fn start(&self) -> CoreGame {
+        let engine = PackedEngine(Portable);
+        match self {
+            Origin::Seed {
+                seed,
+                stream: false,
+            } => TrackedGame::headless(engine, *seed),
+            Origin::Seed { seed, stream: true } => TrackedGame::stream(engine, *seed),
+            Origin::Round(r) => r.start(engine),
         }
-        detail.score_delta = out.score_delta;
-        Ok(Step {
-            column,
-            disc,
-            detail,
-            state,
-        })
+    }
+}
+
+/// A live game of Drop7 Hardcore: a seeded game (headless or stream driver)
+/// or a scripted round (latent board mode).
+#[wasm_bindgen]
+pub struct WebGame {
+    game: CoreGame,
+    origin: Origin,
+}
+
+impl WebGame {
+    fn fresh(origin: Origin) -> WebGame {
+        WebGame {
+            game: origin.start(),
+            origin,
+        }
+    }
+
+    fn cap(&self) -> Option<u32> {
+        match &self.origin {
+            Origin::Round(r) => Some(r.maximum_moves),
+            Origin::Seed { .. } => None,
+        }
+    }
+
+    fn capped(&self) -> bool {
+        self.cap().is_some_and(|c| self.game.moves_played() >= c)
+    }
+
+    fn view(&self) -> StateView {
+        StateView::of(&self.game, self.capped())
+    }
+
+    /// Plays `column`, returning the step (core engine state, frames).
+    ///
+    /// # Errors
+    /// A full or out-of-range column, a finished game or a round's move cap.
+    pub fn play_step(&mut self, column: usize) -> Result<Step, String> {
+        if let Some(cap) = self.cap().filter(|_| self.capped()) {
+            return Err(format!(
+                "the round's move cap ({cap} moves) is reached: restart or undo"
+            ));
+        }
+        let p = self.game.position();
+        drop7::game::check_move(&p, column).map_err(|e| match e {
+            drop7::MoveError::GameOver => "the game is over: start a new game or undo".to_string(),
+            drop7::MoveError::ColumnFull(c) => format!("column {} is full", c + 1),
+            drop7::MoveError::OutOfRange(c) => format!("column {c} is out of range"),
+        })?;
+        let capped = self
+            .cap()
+            .is_some_and(|c| self.game.moves_played() + 1 >= c);
+        core_step(&mut self.game, column, capped)
     }
 
     /// A new game of `seed` on the given driver, with `columns` replayed.
+    ///
+    /// # Errors
+    /// Names the first move that cannot be played.
     pub fn with_moves(seed: u32, stream: bool, columns: &[u8]) -> Result<WebGame, String> {
-        let kind = if stream {
-            DriverKind::Stream
-        } else {
-            DriverKind::Headless
-        };
-        let mut g = WebGame {
-            game: Game::new(kind.driver(seed)),
-            kind,
-            columns: Vec::new(),
-        };
+        WebGame::fresh(Origin::Seed { seed, stream }).replayed(columns)
+    }
+
+    fn replayed(mut self, columns: &[u8]) -> Result<WebGame, String> {
         for (m, &c) in columns.iter().enumerate() {
-            g.play_step(usize::from(c))
+            self.play_step(usize::from(c))
                 .map_err(|e| format!("move {}: {e}", m + 1))?;
         }
-        Ok(g)
+        Ok(self)
+    }
+
+    /// A scripted round's game (latent board mode) from the round file's text.
+    ///
+    /// # Errors
+    /// A file that is not a `drop7-scripted-round-v1` round, or the round's
+    /// first problem ([`ScriptedRound::parse`]).
+    pub fn round_from_text(text: &str) -> Result<WebGame, String> {
+        let round = ScriptedRound::parse(text.trim_start_matches('\u{feff}'))
+            .map_err(|e| format!("not a playable {ROUND_FORMAT} round: {e}"))?;
+        Ok(WebGame::fresh(Origin::Round(Rc::new(round))))
     }
 }
 
@@ -163,11 +239,10 @@ impl WebGame {
     /// A new headless-driver game of `seed` (rules.md §6).
     #[wasm_bindgen(constructor)]
     pub fn new(seed: u32) -> WebGame {
-        WebGame {
-            game: Game::new(Driver::headless(seed)),
-            kind: DriverKind::Headless,
-            columns: Vec::new(),
-        }
+        WebGame::fresh(Origin::Seed {
+            seed,
+            stream: false,
+        })
     }
 
     /// A headless game of `seed` with `columns` (0..=6 each) already played.
@@ -179,11 +254,28 @@ impl WebGame {
         WebGame::with_moves(seed, false, columns).map_err(|e| JsError::new(&e))
     }
 
+    /// A game of a `drop7-scripted-round-v1` round file (formats.md; latent
+    /// board mode: the round fixes every disc and every hidden gray value,
+    /// and its `maximumMoves` caps the game).
+    ///
+    /// # Errors
+    /// Not a round file, or what is wrong with it (field and index).
+    #[wasm_bindgen(js_name = fromRound)]
+    pub fn from_round_js(text: &str) -> Result<WebGame, JsError> {
+        WebGame::round_from_text(text).map_err(|e| JsError::new(&e))
+    }
+
+    /// A new game with the same luck (seed and driver, or round), no move played.
+    pub fn restarted(&self) -> WebGame {
+        WebGame::fresh(self.origin.clone())
+    }
+
     /// Plays `column` (0..=6): the step as JSON `{column, disc, frames,
     /// scoreDelta, levelAdvanced, clearedBoard, terminal, maxDepth, state}`.
     ///
     /// # Errors
-    /// A full column, an out-of-range column, or a finished game; nothing changes.
+    /// A full column, an out-of-range column, a finished game or a round's
+    /// move cap; nothing changes.
     pub fn play(&mut self, column: u32) -> Result<String, JsError> {
         let step = self
             .play_step(column as usize)
@@ -198,12 +290,11 @@ impl WebGame {
 
     /// Takes back the last move (replays the game without it); false if none.
     pub fn undo(&mut self) -> bool {
-        let Some((_, rest)) = self.columns.split_last() else {
+        let Some((_, rest)) = self.game.columns_played().split_last() else {
             return false;
         };
         let rest = rest.to_vec();
-        let stream = self.kind == DriverKind::Stream;
-        match WebGame::with_moves(self.seed(), stream, &rest) {
+        match WebGame::fresh(self.origin.clone()).replayed(&rest) {
             Ok(g) => {
                 *self = g;
                 true
@@ -214,20 +305,57 @@ impl WebGame {
 
     /// The columns played so far.
     pub fn columns(&self) -> Vec<u8> {
-        self.columns.clone()
+        self.game.columns_played().to_vec()
     }
 
-    /// The game seed.
+    /// The game seed (a round's `generatorSeedHex`).
     pub fn seed(&self) -> u32 {
-        self.game.driver().seed()
+        match &self.origin {
+            Origin::Seed { seed, .. } => *seed,
+            Origin::Round(r) => r.generator_seed,
+        }
     }
 
-    /// Legal columns as a 7-bit mask (bit c = column c); 0 once the game is over.
+    /// The round's id (`gauntlet-01`, …), or `undefined` for a seeded game.
+    #[wasm_bindgen(js_name = roundId)]
+    pub fn round_id(&self) -> Option<String> {
+        match &self.origin {
+            Origin::Round(r) => Some(r.id.clone()),
+            Origin::Seed { .. } => None,
+        }
+    }
+
+    /// The round's move cap (`maximumMoves`), or `undefined` for a seeded game.
+    #[wasm_bindgen(js_name = moveCap)]
+    pub fn move_cap(&self) -> Option<u32> {
+        self.cap()
+    }
+
+    /// Legal columns as a 7-bit mask (bit c = column c); 0 once the game is
+    /// over or a round's move cap is reached.
     #[wasm_bindgen(js_name = legalMask)]
     pub fn legal_mask(&self) -> u8 {
-        let p = &self.game.state().position;
-        if p.game_over { 0 } else { p.board.legal_mask() }
+        let p = self.game.position();
+        if p.game_over || self.capped() {
+            0
+        } else {
+            p.board.legal_mask()
+        }
     }
+}
+
+/// Whether `text` is a scripted round file (a JSON object whose `format` is
+/// `drop7-scripted-round-v1`), to be played rather than replayed.
+#[wasm_bindgen(js_name = isRoundFile)]
+pub fn is_round_file(text: &str) -> bool {
+    serde_json::from_str::<serde_json::Value>(text.trim_start_matches('\u{feff}'))
+        .ok()
+        .and_then(|v| {
+            v.get("format")
+                .and_then(|f| f.as_str())
+                .map(|f| f == ROUND_FORMAT)
+        })
+        .unwrap_or(false)
 }
 
 /// Parses a seed in decimal or `0x` hex (a u32).

@@ -1,18 +1,22 @@
 //! Replay of a dropped file: a `drop7-recorded-game-v2` tape (formats.md),
-//! replayed with zero random draws from its discs and covered rows, or a
-//! `drop7 trace` JSON-lines file (trace-format.md block 1), re-played on the
+//! replayed and checked by the core ([`drop7::tape::replay_observed`]: zero
+//! random draws, its discs and covered rows), or a `drop7 trace` JSON-lines
+//! file (trace-format.md block 1, read as [`TraceRecord`]s), re-played on the
 //! headless or stream driver when that reproduces it, shown as recorded
 //! otherwise. Either becomes a list of [`Step`]s the page steps through.
 
-use drop7::board::{Board, CELLS, SIZE, SOLID};
+use drop7::board::Board;
+use drop7::formats::TraceRecord;
+use drop7::game::MoveSummary;
+use drop7::gravity::Portable;
+use drop7::latent::PackedCore;
+use drop7::position::Position;
+use drop7::runner::PackedEngine;
+use drop7::tape::{self, MAX_TAPE_MOVES, ReplayObserver};
 use serde::Serialize;
-use serde_json::Value;
 
-use crate::frames::{self, RevealSource};
-use crate::{StateView, Step, WebGame};
-
-/// Longest tape accepted (formats.md).
-const MAX_TAPE_MOVES: usize = 20_000;
+use crate::frames::{self, MoveFrames};
+use crate::{CoreGame, StateView, Step, WebGame};
 
 /// A file ready to replay.
 #[derive(Clone, Debug, Serialize)]
@@ -28,9 +32,9 @@ pub struct Replay {
     pub start: StateView,
     /// One step per move.
     pub steps: Vec<Step>,
-    /// Tape validity failure (`illegal-column`, `trailing-move`,
-    /// `incomplete-game`, `invalid-configuration`) with where it happened;
-    /// the steps then stop before it.
+    /// Tape validity failure as `drop7 replay` names it (`illegal-column`,
+    /// `trailing-move`, `incomplete-game`, `invalid-configuration`,
+    /// `tampered`) with what and where; the steps then stop before it.
     pub failure: Option<String>,
     /// A remark on how the file was checked.
     pub note: String,
@@ -52,8 +56,8 @@ pub fn replay_text(text: &str) -> Result<Replay, String> {
         );
     }
     // A whole-file object is a tape; otherwise JSON lines (a trace).
-    match serde_json::from_str::<Value>(t) {
-        Ok(v) if v.get("format").is_some() || v.get("columns").is_some() => tape(&v),
+    match serde_json::from_str::<serde_json::Value>(t) {
+        Ok(v) if v.get("format").is_some() || v.get("columns").is_some() => tape(t),
         Ok(v) if v.get("board").is_some() => trace(t),
         Ok(_) => {
             Err("not a drop7 tape or trace: a JSON object without \"format\" or \"board\"".into())
@@ -74,202 +78,65 @@ fn opening_view(next: Option<u8>) -> StateView {
     }
 }
 
-fn int_array(v: &Value, key: &str, lo: u64, hi: u64) -> Result<Vec<u8>, String> {
-    let arr = v
-        .get(key)
-        .ok_or_else(|| format!("invalid-format: missing \"{key}\""))?
-        .as_array()
-        .ok_or_else(|| format!("invalid-format: \"{key}\" must be an array"))?;
-    arr.iter()
-        .enumerate()
-        .map(|(i, x)| match x.as_u64() {
-            Some(n) if (lo..=hi).contains(&n) => Ok(n as u8),
-            _ => Err(format!(
-                "invalid-format: {key}[{i}] must be an integer {lo}-{hi}, got {x}"
-            )),
-        })
-        .collect()
+/// Collects the steps of a tape replay.
+#[derive(Default)]
+struct Steps {
+    first_disc: Option<u8>,
+    steps: Vec<Step>,
 }
 
-/// Hidden values come from the tape.
-struct Tape<'a> {
-    rows: &'a [[u8; SIZE]],
-    used: usize,
-}
-
-impl RevealSource for Tape<'_> {
-    fn reveal(&mut self, _cell: usize, hidden: u8) -> u8 {
-        hidden
-    }
-    fn rise_row(&mut self) -> Result<[u8; SIZE], String> {
-        let row = self.rows.get(self.used).copied().ok_or_else(|| {
-            format!(
-                "invalid-configuration: a rise needs covered row {} but the tape has {}",
-                self.used,
-                self.rows.len()
-            )
-        })?;
-        self.used += 1;
-        Ok(row)
-    }
-}
-
-fn tape(v: &Value) -> Result<Replay, String> {
-    match v.get("format").and_then(Value::as_str) {
-        Some("drop7-recorded-game-v2") => {}
-        Some(f) => {
-            return Err(format!(
-                "invalid-format: unsupported format {f:?} (expected \"drop7-recorded-game-v2\")"
-            ));
-        }
-        None => return Err("invalid-format: missing \"format\"".into()),
-    }
-    match v.get("ruleset").and_then(Value::as_str) {
-        Some("drop7-hardcore-5-v1") => {}
-        Some(r) => {
-            return Err(format!(
-                "invalid-format: ruleset {r:?} is not supported here (only \"drop7-hardcore-5-v1\")"
-            ));
-        }
-        None => return Err("invalid-format: missing \"ruleset\"".into()),
-    }
-    let columns = int_array(v, "columns", 0, 6)?;
-    let discs = int_array(v, "discs", 1, 7)?;
-    if columns.is_empty() || columns.len() > MAX_TAPE_MOVES {
-        return Err(format!(
-            "invalid-format: \"columns\" must hold 1-{MAX_TAPE_MOVES} moves, got {}",
-            columns.len()
-        ));
-    }
-    if discs.len() != columns.len() {
-        return Err(format!(
-            "invalid-format: \"discs\" has {} entries but \"columns\" has {}",
-            discs.len(),
-            columns.len()
-        ));
-    }
-    if let Some(d) = v.get("dropLatentValues") {
-        let arr = d
-            .as_array()
-            .ok_or("invalid-format: \"dropLatentValues\" must be an array")?;
-        if arr.len() != columns.len() {
-            return Err(format!(
-                "invalid-format: \"dropLatentValues\" has {} entries but \"columns\" has {}",
-                arr.len(),
-                columns.len()
-            ));
-        }
-        if let Some(i) = arr.iter().position(|x| !x.is_null()) {
-            return Err(format!(
-                "invalid-format: dropLatentValues[{i}] must be null in Hardcore"
-            ));
-        }
-    }
-    let rows_v = v
-        .get("coveredRows")
-        .and_then(Value::as_array)
-        .ok_or("invalid-format: \"coveredRows\" must be an array of 7-value rows")?;
-    let mut rows = Vec::with_capacity(rows_v.len());
-    for (i, r) in rows_v.iter().enumerate() {
-        let vals = r.as_array().filter(|a| a.len() == SIZE).ok_or_else(|| {
-            format!("invalid-format: coveredRows[{i}] must be an array of 7 values")
-        })?;
-        let mut row = [0u8; SIZE];
-        for (c, x) in vals.iter().enumerate() {
-            row[c] = match x.as_u64() {
-                Some(n) if (1..=7).contains(&n) => n as u8,
-                _ => {
-                    return Err(format!(
-                        "invalid-format: coveredRows[{i}][{c}] must be 1-7, got {x}"
-                    ));
-                }
-            };
-        }
-        rows.push(row);
-    }
-    if rows.is_empty() {
-        return Err(
-            "invalid-configuration: \"coveredRows\" is empty (the opening row is missing)".into(),
-        );
-    }
-
-    let mut cells = Board::initial().to_cells();
-    let mut hidden = [0u8; CELLS];
-    for c in 0..SIZE {
-        debug_assert_eq!(cells[6 * SIZE + c], SOLID);
-        hidden[6 * SIZE + c] = rows[0][c];
-    }
-    let mut src = Tape {
-        rows: &rows,
-        used: 1,
-    };
-    let mut rise = 5u8;
-    let (mut score, mut level) = (0u64, 1u32);
-    let mut over = false;
-    let mut steps = Vec::new();
-    let mut failure = None;
-    for (m, (&col, &disc)) in columns.iter().zip(&discs).enumerate() {
-        let col = usize::from(col);
-        if over {
-            failure = Some(format!(
-                "trailing-move: move {} comes after game over",
-                m + 1
-            ));
-            break;
-        }
-        if cells[col] != 0 {
-            failure = Some(format!(
-                "illegal-column: move {} plays full column {}",
-                m + 1,
-                col + 1
-            ));
-            break;
-        }
-        let detail = match frames::play(&mut cells, &mut hidden, &mut rise, col, disc, &mut src) {
-            Ok(d) => d,
-            Err(e) => {
-                failure = Some(format!("{e} (move {})", m + 1));
-                break;
-            }
-        };
-        score += detail.score_delta;
-        if detail.level_advanced {
-            level += 1;
-        }
-        over = detail.terminal.is_some();
-        let state = StateView {
-            board: frames::board_text(&cells),
-            next: if over {
-                None
-            } else {
-                discs.get(m + 1).copied()
-            },
-            score,
-            level,
-            moves_remaining: rise,
-            moves: m as u32 + 1,
-            game_over: over,
-        };
-        steps.push(Step {
-            column: col,
-            disc,
+impl ReplayObserver<PackedCore<Portable>> for Steps {
+    fn moved(
+        &mut self,
+        before: &Position,
+        column: usize,
+        summary: &MoveSummary,
+        reveals: &[u8],
+        game: &CoreGame,
+    ) {
+        self.first_disc.get_or_insert(before.next_disc);
+        let state = StateView::of(game, false);
+        let mut detail = frames::play(
+            &before.board.to_cells(),
+            before.moves_remaining,
+            column,
+            before.next_disc,
+            reveals,
+        )
+        .filter(|f| f.frames.last().map(|x| x.board.as_str()) == Some(state.board.as_str()))
+        .unwrap_or_else(|| MoveFrames::bare(0));
+        detail.score_delta = summary.score_delta;
+        detail.level_advanced = summary.level_advanced;
+        detail.cleared_board = summary.cleared_board;
+        self.steps.push(Step {
+            column,
+            disc: before.next_disc,
             detail,
             state,
         });
     }
-    if failure.is_none() {
-        if !over {
-            failure = Some(format!(
-                "incomplete-game: the game is not over after the last move ({})",
-                columns.len()
-            ));
-        } else if src.used != rows.len() {
-            failure = Some(format!(
-                "invalid-configuration: {} covered rows given, {} consumed",
-                rows.len(),
-                src.used
-            ));
-        }
+}
+
+fn tape(text: &str) -> Result<Replay, String> {
+    let mut seen = Steps::default();
+    let r = tape::replay_observed(PackedEngine(Portable), text, &mut seen);
+    let failure = r
+        .failure
+        .as_ref()
+        .map(|k| format!("{k}: {}", r.error.as_deref().unwrap_or("")));
+    if let Some(f) = &failure
+        && (r.failure.as_deref() == Some("invalid-format")
+            || seen.steps.is_empty() && r.failed_at_move.is_none())
+    {
+        // Nothing to show: the file itself is wrong (a field, empty rows).
+        return Err(f.clone());
+    }
+    let mut steps = seen.steps;
+    if let Some(last) = steps.last_mut()
+        && !last.state.game_over
+    {
+        // The tape holds no disc after its last move.
+        last.state.next = None;
     }
     let last = steps.last().map(|s| &s.state);
     let title = format!(
@@ -277,105 +144,79 @@ fn tape(v: &Value) -> Result<Replay, String> {
         steps.len(),
         last.map_or(0, |s| s.score),
         last.map_or(1, |s| s.level),
-        if failure.is_none() {
-            ", valid and complete"
-        } else {
-            ""
-        }
+        if r.valid { ", valid and complete" } else { "" }
     );
     Ok(Replay {
         kind: "tape",
         title,
         seed: None,
-        start: opening_view(discs.first().copied()),
+        start: opening_view(seen.first_disc),
         steps,
         failure,
         note: format!(
-            "replayed from the tape's discs and {} covered rows, no random draws",
-            rows.len()
+            "replayed by the core engine from the tape's discs and {} covered rows consumed, no random draws",
+            r.covered_rows_consumed
         ),
     })
 }
 
-/// One trace line's checked fields.
-struct Line {
-    seed: u32,
-    column: u8,
-    disc: u8,
-    state: StateView,
-}
-
-fn trace_line(n: usize, text: &str) -> Result<Line, String> {
-    let v: Value = serde_json::from_str(text).map_err(|e| format!("line {n}: not JSON ({e})"))?;
-    let field = |k: &str| -> Result<u64, String> {
-        v.get(k)
-            .and_then(Value::as_u64)
-            .ok_or_else(|| format!("line {n}: missing or non-integer \"{k}\""))
-    };
-    let seed =
-        u32::try_from(field("seed")?).map_err(|_| format!("line {n}: \"seed\" is not a u32"))?;
-    let column = field("column")?;
-    let disc = field("disc")?;
-    if column > 6 {
-        return Err(format!("line {n}: \"column\" must be 0-6, got {column}"));
-    }
-    if !(1..=7).contains(&disc) {
-        return Err(format!("line {n}: \"disc\" must be 1-7, got {disc}"));
-    }
-    let board = v
-        .get("board")
-        .and_then(Value::as_str)
-        .ok_or_else(|| format!("line {n}: missing \"board\""))?;
-    board
-        .parse::<Board>()
-        .map_err(|e| format!("line {n}: board: {e}"))?;
-    let rise = field("movesRemaining")?;
-    if rise > 5 {
+/// One trace line, read as the core's [`TraceRecord`] and checked.
+fn trace_line(n: usize, text: &str) -> Result<TraceRecord, String> {
+    let rec: TraceRecord =
+        serde_json::from_str(text).map_err(|e| format!("line {n}: not a trace line ({e})"))?;
+    if rec.column > 6 {
         return Err(format!(
-            "line {n}: \"movesRemaining\" must be 0-5, got {rise}"
+            "line {n}: \"column\" must be 0-6, got {}",
+            rec.column
         ));
     }
-    let game_over = v
-        .get("gameOver")
-        .and_then(Value::as_bool)
-        .ok_or_else(|| format!("line {n}: missing or non-boolean \"gameOver\""))?;
-    Ok(Line {
-        seed,
-        column: column as u8,
-        disc: disc as u8,
-        state: StateView {
-            board: board.to_string(),
-            next: None,
-            score: field("score")?,
-            level: u32::try_from(field("level")?)
-                .map_err(|_| format!("line {n}: bad \"level\""))?,
-            moves_remaining: rise as u8,
-            moves: u32::try_from(field("move")?).map_err(|_| format!("line {n}: bad \"move\""))?,
-            game_over,
-        },
-    })
+    if !(1..=7).contains(&rec.disc) {
+        return Err(format!("line {n}: \"disc\" must be 1-7, got {}", rec.disc));
+    }
+    rec.board
+        .parse::<Board>()
+        .map_err(|e| format!("line {n}: board: {e}"))?;
+    if rec.moves_remaining > 5 {
+        return Err(format!(
+            "line {n}: \"movesRemaining\" must be 0-5, got {}",
+            rec.moves_remaining
+        ));
+    }
+    Ok(rec)
+}
+
+fn recorded_state(l: &TraceRecord, next: Option<u8>) -> StateView {
+    StateView {
+        board: l.board.clone(),
+        next: if l.game_over { None } else { next },
+        score: l.score,
+        level: l.level,
+        moves_remaining: l.moves_remaining,
+        moves: l.move_number,
+        game_over: l.game_over,
+    }
 }
 
 fn trace(text: &str) -> Result<Replay, String> {
-    let mut lines = Vec::new();
+    let mut lines: Vec<TraceRecord> = Vec::new();
     let mut games = 0;
     for (i, l) in text.lines().enumerate() {
         if l.trim().is_empty() {
             continue;
         }
         let line = trace_line(i + 1, l)?;
-        if lines.first().is_none_or(|f: &Line| f.seed != line.seed) && line.state.moves == 1 {
+        if lines.first().is_none_or(|f| f.seed != line.seed) && line.move_number == 1 {
             games += 1;
         }
         if games > 1 {
             continue;
         }
         let want = lines.len() as u32 + 1;
-        if line.state.moves != want {
+        if line.move_number != want {
             return Err(format!(
                 "line {}: move {} out of order (expected move {want})",
                 i + 1,
-                line.state.moves
+                line.move_number
             ));
         }
         lines.push(line);
@@ -384,6 +225,15 @@ fn trace(text: &str) -> Result<Replay, String> {
         }
     }
     let seed = lines[0].seed;
+    let title = |steps: &[Step]| {
+        let last = &steps[steps.len() - 1].state;
+        format!(
+            "trace of seed 0x{seed:08x}: {} moves, score {}, level {}",
+            steps.len(),
+            last.score,
+            last.level
+        )
+    };
     // Re-play on each driver; keep the one that reproduces every line.
     for (stream, name) in [(false, "headless"), (true, "stream")] {
         let Ok(mut g) = WebGame::with_moves(seed, stream, &[]) else {
@@ -392,14 +242,14 @@ fn trace(text: &str) -> Result<Replay, String> {
         let start = g.view();
         let mut steps = Vec::new();
         for l in &lines {
-            match g.play_step(usize::from(l.column)) {
+            match g.play_step(l.column) {
                 Ok(s)
                     if s.disc == l.disc
-                        && s.state.board == l.state.board
-                        && s.state.score == l.state.score
-                        && s.state.level == l.state.level
-                        && s.state.moves_remaining == l.state.moves_remaining
-                        && s.state.game_over == l.state.game_over =>
+                        && s.state.board == l.board
+                        && s.state.score == l.score
+                        && s.state.level == l.level
+                        && s.state.moves_remaining == l.moves_remaining
+                        && s.state.game_over == l.game_over =>
                 {
                     steps.push(s)
                 }
@@ -407,15 +257,9 @@ fn trace(text: &str) -> Result<Replay, String> {
             }
         }
         if steps.len() == lines.len() {
-            let last = &steps[steps.len() - 1].state;
             return Ok(Replay {
                 kind: "trace",
-                title: format!(
-                    "trace of seed 0x{seed:08x}: {} moves, score {}, level {}",
-                    steps.len(),
-                    last.score,
-                    last.level
-                ),
+                title: title(&steps),
                 seed: Some(seed),
                 start,
                 steps,
@@ -432,38 +276,19 @@ fn trace(text: &str) -> Result<Replay, String> {
         }
     }
     // Not reproduced: show the recorded boards as they are.
-    let mut steps: Vec<Step> = Vec::new();
-    for (k, l) in lines.iter().enumerate() {
-        let mut state = StateView { ..l.state.clone() };
-        state.next = if state.game_over {
-            None
-        } else {
-            lines.get(k + 1).map(|n| n.disc)
-        };
-        steps.push(Step {
-            column: usize::from(l.column),
+    let steps: Vec<Step> = lines
+        .iter()
+        .enumerate()
+        .map(|(k, l)| Step {
+            column: l.column,
             disc: l.disc,
-            detail: frames::MoveFrames {
-                frames: Vec::new(),
-                score_delta: l.state.score
-                    - steps.last().map_or(0, |s| s.state.score).min(l.state.score),
-                level_advanced: false,
-                cleared_board: false,
-                terminal: None,
-                max_depth: 0,
-            },
-            state,
-        });
-    }
-    let last = &steps[steps.len() - 1].state;
+            detail: MoveFrames::bare(l.score_delta),
+            state: recorded_state(l, lines.get(k + 1).map(|n| n.disc)),
+        })
+        .collect();
     Ok(Replay {
         kind: "trace",
-        title: format!(
-            "trace of seed 0x{seed:08x}: {} moves, score {}, level {}",
-            steps.len(),
-            last.score,
-            last.level
-        ),
+        title: title(&steps),
         seed: Some(seed),
         start: opening_view(Some(lines[0].disc)),
         steps,
@@ -486,7 +311,7 @@ mod tests {
         );
         assert!(replay_text("{\"a\":1}").unwrap_err().contains("without"));
         let e = replay_text("{\"format\":\"x\",\"columns\":[]}").unwrap_err();
-        assert!(e.contains("unsupported format"), "{e}");
+        assert!(e.starts_with("invalid-format: format must be"), "{e}");
         let e = replay_text(r#"{"seed":1,"move":1,"disc":5,"column":9,"board":"x"}"#).unwrap_err();
         assert!(e.contains("line 1"), "{e}");
     }
@@ -499,9 +324,8 @@ mod tests {
         assert_eq!(r.steps.len(), text.lines().count());
     }
 
-    /// A tape built from a headless game (recording its reveals as hidden
-    /// values is not possible here, so use a game with no reveals: the center
-    /// policy's first moves) must fail as incomplete, never panic.
+    /// A tape that stops before game over replays its moves and fails as
+    /// incomplete, never panics.
     #[test]
     fn short_tape_is_incomplete() {
         let tape = r#"{"format":"drop7-recorded-game-v2","ruleset":"drop7-hardcore-5-v1",
@@ -510,5 +334,6 @@ mod tests {
         let r = replay_text(tape).unwrap();
         assert_eq!(r.steps.len(), 2);
         assert!(r.failure.unwrap().starts_with("incomplete-game"));
+        assert_eq!(r.steps[1].state.next, None);
     }
 }

@@ -135,3 +135,93 @@ fn corrupted_tapes_fail_by_name() {
             .contains("columns[0]")
     );
 }
+
+/// Every golden latent game played as a scripted round on the page's game
+/// (latent board mode from the round file): every line's board, score, level,
+/// moves to the rise and game-over flag.
+#[test]
+fn latent_golden_games_play_as_rounds() {
+    let mut moves = 0;
+    for (round, lines) in &latent_games() {
+        let mut g = drop7_web::WebGame::round_from_text(&round.to_string()).unwrap();
+        assert_eq!(g.round_id().as_deref(), round["id"].as_str());
+        for l in lines {
+            let where_ = format!("{} {} move {}", l["roundId"], l["policy"], l["move"]);
+            let s = g
+                .play_step(l["column"].as_u64().unwrap() as usize)
+                .unwrap_or_else(|e| panic!("{where_}: {e}"));
+            assert_eq!(s.state.board, l["board"].as_str().unwrap(), "{where_}");
+            assert_eq!(json!(s.state.score), l["score"], "{where_}");
+            assert_eq!(json!(s.state.level), l["level"], "{where_}");
+            assert_eq!(
+                json!(s.state.moves_remaining),
+                l["movesRemaining"],
+                "{where_}"
+            );
+            assert_eq!(json!(s.state.game_over), l["gameOver"], "{where_}");
+            assert_eq!(json!(s.detail.score_delta), l["scoreDelta"], "{where_}");
+            assert!(!s.detail.frames.is_empty(), "{where_}: no frames");
+            moves += 1;
+        }
+        // Undo and restart keep the round's luck.
+        let before = g.state();
+        let last = *g.columns().last().unwrap();
+        assert!(g.undo());
+        g.play_step(usize::from(last)).unwrap();
+        assert_eq!(g.state(), before);
+        assert_eq!(g.restarted().columns().len(), 0);
+    }
+    assert!(moves >= 600, "{moves}");
+}
+
+/// A round's move cap ends the game; bad round files are named.
+#[test]
+fn round_cap_and_bad_rounds() {
+    let (round, _) = &latent_games()[0];
+    let mut r = round.clone();
+    r["maximumMoves"] = json!(3);
+    let mut g = drop7_web::WebGame::round_from_text(&r.to_string()).unwrap();
+    assert_eq!(g.move_cap(), Some(3));
+    for c in [0, 1, 2] {
+        g.play_step(c).unwrap();
+    }
+    let e = g.play_step(3).unwrap_err();
+    assert!(e.contains("move cap (3 moves)"), "{e}");
+    assert_eq!(g.legal_mask(), 0);
+    assert!(g.state().contains("\"gameOver\":true"));
+
+    let mut bad = round.clone();
+    bad["discs"][4] = json!(9);
+    let e = drop7_web::WebGame::round_from_text(&bad.to_string())
+        .err()
+        .unwrap();
+    assert!(e.contains("discs[4]"), "{e}");
+    let e = drop7_web::WebGame::round_from_text("{\"format\":\"x\"}")
+        .err()
+        .unwrap();
+    assert!(e.contains("drop7-scripted-round-v1"), "{e}");
+    assert!(drop7_web::is_round_file(&round.to_string()));
+    assert!(!drop7_web::is_round_file(
+        "{\"format\":\"drop7-recorded-game-v2\"}"
+    ));
+}
+
+/// The page's seeded games equal `drop7 trace` (the core runner), move by move.
+#[test]
+fn seeded_games_follow_the_trace() {
+    for seed in 1..30u32 {
+        let stream = seed % 3 == 0;
+        let cols: Vec<u8> = (0..400)
+            .map(|k| ((k * 5 + seed as usize) % 7) as u8)
+            .collect();
+        let trace = drop7_web::trace_lines(seed, stream, &cols);
+        let mut g = drop7_web::WebGame::with_moves(seed, stream, &[]).unwrap();
+        for line in trace.lines() {
+            let l: Value = serde_json::from_str(line).unwrap();
+            let s = g.play_step(l["column"].as_u64().unwrap() as usize).unwrap();
+            assert_eq!(s.state.board, l["board"].as_str().unwrap(), "seed {seed}");
+            assert_eq!(json!(s.state.score), l["score"], "seed {seed}");
+            assert_eq!(json!(s.disc), l["disc"], "seed {seed}");
+        }
+    }
+}

@@ -11,11 +11,12 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result, anyhow, bail};
 use clap::Args;
 use drop7::formats::{GameRecord, seed_hex};
-use drop7::records::{RULESET, identity_difference, parse_record_line, parse_shard, shard_range};
+use drop7::records::{identity_difference, parse_record_line, parse_shard, shard_range};
 use drop7::runner::{
     CohortConfig, CohortStats, CohortSummary, RunControl, RunLabels, available_threads, nth_seed,
     run_cohort_with,
 };
+use drop7::runspec::{record_template, stamp_record};
 use fs4::fs_std::FileExt;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use signal_hook::consts::{SIGINT, SIGTERM};
@@ -80,27 +81,20 @@ const FLUSH_EVERY: Duration = Duration::from_millis(100);
 const BAR_DELAY: Duration = Duration::from_millis(800);
 
 /// The identity fields every record of this run carries (and a resumed file
-/// must carry): see `drop7::records::identity`.
+/// must carry): see `drop7::records::identity` and `drop7::runspec::record_template`.
 fn run_template(setup: &GameSetup, labels: &RunLabels, shard: Option<&str>) -> GameRecord {
-    let (table, max_work) = match setup.policy {
-        PolicySpec::Fair(f) => (
-            Some(setup.table.to_string()),
-            Some(f.config(setup.max_work).max_work),
-        ),
-        _ => (None, None),
+    let fair = match setup.policy {
+        PolicySpec::Fair(f) => Some(f),
+        _ => None,
     };
-    GameRecord {
-        policy: labels.policy.clone(),
-        driver: labels.driver.as_str().to_string(),
-        ruleset: Some(RULESET.to_string()),
-        table,
-        max_work,
-        max_moves: Some(setup.max_moves),
-        cohort_seed_start: Some(seed_hex(setup.seed_start)),
-        cohort_games: Some(setup.games),
-        shard: shard.map(str::to_string),
-        ..GameRecord::default()
-    }
+    let settings = setup.fair_settings();
+    record_template(
+        labels,
+        fair.map(|f| (f, &settings)),
+        setup.max_moves,
+        Some((setup.seed_start, setup.games)),
+        shard,
+    )
 }
 
 /// Runs `drop7 play`.
@@ -174,11 +168,8 @@ pub fn run(args: &PlayArgs) -> Result<()> {
         0 => available_threads(),
         t => t,
     };
-    if matches!(setup.policy, PolicySpec::Fair(_)) && cfg.games > 0 {
-        let games = usize::try_from(cfg.games).unwrap_or(usize::MAX);
-        if games < total_threads {
-            setup.search_threads = total_threads / games;
-        }
+    if let Ok(p) = setup.policy.builtin() {
+        setup.search_threads = p.search_threads(cfg.games, total_threads);
     }
     let signals = Signals::install()?;
     let fair = matches!(setup.policy, PolicySpec::Fair(_));
@@ -199,12 +190,7 @@ pub fn run(args: &PlayArgs) -> Result<()> {
             rec.illegal_choices = Some(illegal);
         }
         if let Some(w) = writer.as_mut() {
-            rec.table.clone_from(&template.table);
-            rec.max_work = template.max_work;
-            rec.cohort_seed_start
-                .clone_from(&template.cohort_seed_start);
-            rec.cohort_games = template.cohort_games;
-            rec.shard.clone_from(&template.shard);
+            stamp_record(&mut rec, &template);
             serde_json::to_writer(&mut *w, &rec)?;
             w.write_all(b"\n")?;
             if last_flush.elapsed() >= FLUSH_EVERY {
