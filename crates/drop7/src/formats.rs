@@ -448,3 +448,92 @@ pub struct LineError {
     /// What was wrong.
     pub error: String,
 }
+
+/// One D7P command line as a D7P engine reads it (spec: formats.md "D7P").
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum D7pCommand {
+    /// `d7p`: identify (`id …` lines, then `d7pok`).
+    Hello,
+    /// `isready`: answer `readyok`.
+    IsReady,
+    /// `stop`: answer the running search at once.
+    Stop,
+    /// `quit`: exit.
+    Quit,
+    /// `position startpos|board B next N rise R`.
+    Position(crate::position::Position),
+    /// `go …`: answer `bestmove C|none` for the last position.
+    Go,
+}
+
+/// Shortens `s` to 40 characters for a message, control characters as `?`.
+pub fn d7p_shorten(s: &str) -> String {
+    let mut t: String = s.chars().take(40).collect();
+    if t.len() < s.len() {
+        t.push('…');
+    }
+    t.chars()
+        .map(|c| if c.is_control() { '?' } else { c })
+        .collect()
+}
+
+/// Parses one D7P command line (surrounding whitespace ignored).
+///
+/// # Errors
+/// A message naming the problem: an empty line, an unknown command, a
+/// malformed `position` (board, `next` 1-7, `rise` 1-5).
+pub fn parse_d7p_command(line: &str) -> Result<D7pCommand, String> {
+    let tokens: Vec<&str> = line.split_whitespace().collect();
+    match tokens.as_slice() {
+        [] => Err("empty line".into()),
+        ["d7p"] => Ok(D7pCommand::Hello),
+        ["isready"] => Ok(D7pCommand::IsReady),
+        ["stop"] => Ok(D7pCommand::Stop),
+        ["quit"] => Ok(D7pCommand::Quit),
+        ["position", rest @ ..] => d7p_position(rest)
+            .map(D7pCommand::Position)
+            .map_err(|e| format!("{e}; position unchanged")),
+        ["go", ..] => Ok(D7pCommand::Go),
+        [cmd, ..] => Err(format!("unknown command {:?}", d7p_shorten(cmd))),
+    }
+}
+
+/// Parses the words after `position`: `startpos|board B next N rise R`.
+fn d7p_position(tokens: &[&str]) -> Result<crate::position::Position, String> {
+    let (board, rest) = match tokens {
+        ["startpos", rest @ ..] => ("0000000000000000000000000000000000000000008888888", rest),
+        ["board", b, rest @ ..] => (*b, rest),
+        ["board"] => return Err("position board needs 49 cell digits".into()),
+        _ => return Err("expected `position startpos …` or `position board <49 digits> …`".into()),
+    };
+    let (next, rise) = match rest {
+        ["next", n, "rise", r] => (*n, *r),
+        _ => return Err("expected `next <1-7> rise <1-5>` after the board".into()),
+    };
+    let num = |t: &str, what: &str| {
+        t.parse::<u64>()
+            .map_err(|_| format!("{what} must be a number, got {:?}", d7p_shorten(t)))
+    };
+    position_from_parts(board, num(next, "next")?, num(rise, "rise")?, false)
+        .map_err(|e| e.to_string())
+}
+
+/// Parses an engine's `bestmove C|none` answer (a D7P client reads it).
+///
+/// # Errors
+/// Any other line, or a column outside 0..=6.
+pub fn parse_d7p_bestmove(line: &str) -> Result<Option<usize>, String> {
+    let mut words = line.split_whitespace();
+    let bad = || format!("engine answered {:?}", d7p_shorten(line.trim()));
+    if words.next() != Some("bestmove") {
+        return Err(bad());
+    }
+    match words.next() {
+        Some("none") => Ok(None),
+        Some(t) => match t.parse::<usize>() {
+            Ok(c) if c < 7 => Ok(Some(c)),
+            _ => Err(bad()),
+        },
+        None => Err(bad()),
+    }
+}

@@ -21,6 +21,7 @@ use crate::position::Position;
 use crate::reference::engine::RefState;
 use crate::reference::search::ReferenceSearch;
 use crate::rng::{CountingSource, Mulberry32};
+use crate::runner::EngineGame;
 use crate::search::{Decision, FairSearch, SearchConfig, worst_case_work};
 
 /// A target's logic: panics on a finding.
@@ -38,6 +39,9 @@ pub const TARGETS: &[(&str, Target)] = &[
     ("engine_diff", engine_diff),
     ("leaf_diff", leaf_diff),
     ("search_diff", search_diff),
+    ("scripted_round", scripted_round),
+    ("tape", tape),
+    ("d7p_line", d7p_line),
 ];
 
 /// Runs the target named `name` on `data`; `false` if there is no such target.
@@ -443,4 +447,116 @@ fn search_both<T: crate::table::Table + Clone>(
     let portable = FairSearch::new(FairLeaf, t.clone(), Portable, config).decide(pos);
     let bmi2 = Bmi2::detect().map(|g| FairSearch::new(FairLeaf, t, g, config).decide(pos));
     (portable, bmi2)
+}
+
+/// Scripted round files (`drop7-scripted-round-v1`) as `drop7 round` reads
+/// them: parsing never panics; an accepted round plays to its move cap or
+/// game over on the packed engine (a fixed input-driven column rule), the
+/// plain reference engine plays it identically, and the game's tape replays
+/// valid with the same score, level and moves.
+pub fn scripted_round(data: &[u8]) {
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
+    let Ok(round) = crate::round::ScriptedRound::parse(text) else {
+        return;
+    };
+    // Keep one input cheap: the discs of an input this size bound the moves anyway.
+    let cap = round.maximum_moves.min(400);
+    let mut packed = round.start(crate::runner::PackedEngine(Portable));
+    let mut plain = round.start(crate::runner::ReferenceEngine);
+    let mut m = 0usize;
+    while packed.moves_played() < cap {
+        let pos = packed.position();
+        assert_eq!(pos, plain.position(), "round move {m}");
+        let want = (m * 3 + usize::from(pos.next_disc)) % SIZE;
+        let Some(column) = (0..SIZE)
+            .map(|k| (want + k) % SIZE)
+            .find(|&c| pos.board.is_legal(c))
+        else {
+            break;
+        };
+        let a = packed.play_move(column, &mut ());
+        let b = plain.play_move(column, &mut ());
+        assert_eq!(a.is_ok(), b.is_ok(), "round move {m}");
+        let Ok(s) = a else { break };
+        assert_eq!(
+            Some(s.terminal),
+            b.ok().map(|t| t.terminal),
+            "round move {m}"
+        );
+        m += 1;
+        if s.terminal.is_some() {
+            break;
+        }
+    }
+    assert_eq!(
+        (packed.score(), packed.level(), packed.moves_played()),
+        (plain.score(), plain.level(), plain.moves_played())
+    );
+    let tape = crate::tape::Tape::of_game(&packed);
+    let text = serde_json::to_string(&tape).expect("a tape serialises");
+    let r = crate::tape::replay(crate::runner::PackedEngine(Portable), &text);
+    assert!(r.failure.as_deref() != Some("invalid-format"), "{r:?}");
+    assert!(r.failure.as_deref() != Some("tampered"), "{r:?}");
+    assert_eq!(
+        (r.score, r.level, r.moves),
+        (packed.score(), packed.level(), packed.moves_played()),
+        "{r:?}"
+    );
+}
+
+/// Tapes (`drop7-recorded-game-v2`) as `drop7 replay` reads them: replaying
+/// never panics, names a failure with its words when not valid, and the
+/// packed engine (both gravity paths) and the plain reference engine give the
+/// same verdict.
+pub fn tape(data: &[u8]) {
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
+    let fast = crate::tape::replay(crate::runner::PackedEngine(Portable), text);
+    if !fast.valid {
+        assert!(fast.failure.is_some() && fast.error.is_some(), "{fast:?}");
+    }
+    let plain = crate::tape::replay(crate::runner::ReferenceEngine, text);
+    assert_eq!(fast, plain);
+    if let Some(g) = Bmi2::detect() {
+        assert_eq!(
+            crate::tape::replay(crate::runner::PackedEngine(g), text),
+            fast
+        );
+    }
+}
+
+/// D7P lines ([`crate::formats::parse_d7p_command`] as `drop7 d7p` reads
+/// them, [`crate::formats::parse_d7p_bestmove`] as a `d7p:` policy reads an
+/// engine's answer): never panics; an accepted position prints back as a
+/// `position board` command that parses to the same position; an error
+/// message is one short line.
+pub fn d7p_line(data: &[u8]) {
+    use crate::formats::{D7pCommand, parse_d7p_bestmove, parse_d7p_command};
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
+    match parse_d7p_command(text) {
+        Ok(D7pCommand::Position(p)) => {
+            assert!(!p.game_over && (1..=7).contains(&p.next_disc));
+            let again = format!(
+                "position board {} next {} rise {}",
+                format_cells(&p.board.to_cells()),
+                p.next_disc,
+                p.moves_remaining
+            );
+            assert_eq!(parse_d7p_command(&again), Ok(D7pCommand::Position(p)));
+        }
+        Ok(_) => {}
+        Err(e) => {
+            assert!(!e.contains('\n') && e.len() < 400, "{e:?}");
+        }
+    }
+    match parse_d7p_bestmove(text) {
+        Ok(Some(c)) => assert!(c < SIZE),
+        Ok(None) => {}
+        Err(e) => assert!(!e.contains('\n') && e.len() < 400, "{e:?}"),
+    }
 }

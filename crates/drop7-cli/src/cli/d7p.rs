@@ -24,7 +24,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result};
 use clap::Args;
 use drop7::board::format_cells;
-use drop7::formats::position_from_parts;
+use drop7::formats::{D7pCommand, parse_d7p_bestmove, parse_d7p_command};
 use drop7::leaf::FairLeaf;
 use drop7::player::TableSpec;
 use drop7::policy::{GreedyPolicy, RandomPolicy, center_first};
@@ -79,16 +79,6 @@ impl Out {
     }
 }
 
-fn shorten(s: &str) -> String {
-    let mut t: String = s.chars().take(40).collect();
-    if t.len() < s.len() {
-        t.push('…');
-    }
-    t.chars()
-        .map(|c| if c.is_control() { '?' } else { c })
-        .collect()
-}
-
 /// Reads stdin lines into `tx`; `stop` sets the flag, `quit` exits at once.
 fn reader(tx: mpsc::Sender<Line>, stop: Arc<AtomicBool>, out: Out) {
     let mut input = io::stdin().lock();
@@ -141,29 +131,6 @@ fn info_line(depth: u32, values: &[Option<f64>; 7], work: u64) -> String {
     }
     s.push_str(&format!(" work {work}"));
     s
-}
-
-/// Parses `position startpos|board B next N rise R`.
-fn parse_position(tokens: &[&str]) -> Result<Position, String> {
-    let (board, rest) = match tokens {
-        ["startpos", rest @ ..] => (
-            "0000000000000000000000000000000000000000008888888".to_string(),
-            rest,
-        ),
-        ["board", b, rest @ ..] => (b.to_string(), rest),
-        ["board"] => return Err("position board needs 49 cell digits".into()),
-        _ => return Err("expected `position startpos …` or `position board <49 digits> …`".into()),
-    };
-    let (next, rise) = match rest {
-        ["next", n, "rise", r] => (*n, *r),
-        _ => return Err("expected `next <1-7> rise <1-5>` after the board".into()),
-    };
-    let num = |t: &str, what: &str| {
-        t.parse::<u64>()
-            .map_err(|_| format!("{what} must be a number, got {:?}", shorten(t)))
-    };
-    position_from_parts(&board, num(next, "next")?, num(rise, "rise")?, false)
-        .map_err(|e| e.to_string())
 }
 
 /// The policy a D7P engine serves.
@@ -249,11 +216,12 @@ fn serve(
             }
             Line::Text(n, t) => (n, t),
         };
-        let tokens: Vec<&str> = text.split_whitespace().collect();
         let err = |msg: String| out.line(&format!("info string error line {n}: {msg}"));
-        match tokens.as_slice() {
-            [] => err("empty line".into()),
-            ["d7p"] => {
+        match parse_d7p_command(&text) {
+            Err(e) => err(e),
+            // Handled by the reader thread (`quit` exits there).
+            Ok(D7pCommand::Quit) => {}
+            Ok(D7pCommand::Hello) => {
                 out.line(&format!(
                     "id name drop7 {} {name}",
                     env!("CARGO_PKG_VERSION")
@@ -262,14 +230,11 @@ fn serve(
                 out.line(&format!("id public-information {public}"));
                 out.line("d7pok");
             }
-            ["isready"] => out.line("readyok"),
+            Ok(D7pCommand::IsReady) => out.line("readyok"),
             // Idle: a stop that arrived after the search it was meant for.
-            ["stop"] => stop.store(false, Ordering::SeqCst),
-            ["position", rest @ ..] => match parse_position(rest) {
-                Ok(p) => position = Some(p),
-                Err(e) => err(format!("{e}; position unchanged")),
-            },
-            ["go", ..] => match position {
+            Ok(D7pCommand::Stop) => stop.store(false, Ordering::SeqCst),
+            Ok(D7pCommand::Position(p)) => position = Some(p),
+            Ok(D7pCommand::Go) => match position {
                 None => err("go before any position; send `position …` first".into()),
                 Some(pos) => {
                     let col = if pos.board.legal_mask() == 0 {
@@ -284,7 +249,6 @@ fn serve(
                     }
                 }
             },
-            [cmd, ..] => err(format!("unknown command {:?}", shorten(cmd))),
         }
     }
     Ok(())
@@ -429,14 +393,7 @@ impl D7pPolicy {
         ))?;
         p.send("go")?;
         let line = p.wait_for(|l| l.starts_with("bestmove"), self.timeout)?;
-        match line.split_whitespace().nth(1) {
-            Some("none") => Ok(None),
-            Some(t) => match t.parse::<usize>() {
-                Ok(c) if c < 7 => Ok(Some(c)),
-                _ => Err(format!("engine answered {:?}", shorten(&line))),
-            },
-            None => Err(format!("engine answered {:?}", shorten(&line))),
-        }
+        parse_d7p_bestmove(&line)
     }
 }
 

@@ -2,7 +2,7 @@
 //! `GameRecord`) to `--out` strictly in seed order, a human summary on stdout.
 
 use std::fs::{File, OpenOptions};
-use std::io::{self, BufRead, BufReader, BufWriter, IsTerminal, Seek, SeekFrom, Write};
+use std::io::{self, BufReader, BufWriter, IsTerminal, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
@@ -11,7 +11,9 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result, anyhow, bail};
 use clap::Args;
 use drop7::formats::{GameRecord, seed_hex};
-use drop7::records::{identity_difference, parse_record_line, parse_shard, shard_range};
+use drop7::records::{
+    RecordLines, identity_difference, parse_record_line, parse_shard, shard_range,
+};
 use drop7::runner::{
     CohortConfig, CohortStats, CohortSummary, RunControl, RunLabels, available_threads, nth_seed,
     run_cohort_with,
@@ -19,9 +21,10 @@ use drop7::runner::{
 use drop7::runspec::{record_template, stamp_record};
 use fs4::fs_std::FileExt;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use signal_hook::consts::{SIGINT, SIGTERM};
+use signal_hook::consts::{SIGINT, SIGTERM, SIGXFSZ};
 
 use super::spec::{GameArgs, GameSetup, PolicySpec, with_engine, with_policy};
+use super::trace::file::{Noting, TraceCheck, TraceOut, same_file};
 
 /// Options of `drop7 play`.
 #[derive(Args, Debug)]
@@ -70,6 +73,13 @@ pub struct PlayArgs {
     /// `ROUND-ID.tape.json`.
     #[arg(long, value_name = "DIR")]
     tapes: Option<PathBuf>,
+    /// Also write every move of every game in the trace format (the lines
+    /// `drop7 trace` prints for the same flags) to FILE, games in seed order
+    /// whatever --threads; locked like --out. With --resume the lines of the
+    /// games kept in --out are checked against their records and kept, the
+    /// rest is replayed.
+    #[arg(long, value_name = "FILE")]
+    trace: Option<PathBuf>,
 }
 
 /// Most worker threads a run may ask for.
@@ -106,6 +116,8 @@ pub fn run(args: &PlayArgs) -> Result<()> {
             args.threads,
             args.out.as_deref(),
             args.tapes.as_deref(),
+            args.trace.as_deref(),
+            args.force,
         );
     }
     let mut setup = args.game.resolve(args.games)?;
@@ -144,16 +156,35 @@ pub fn run(args: &PlayArgs) -> Result<()> {
         games: shard_games,
     };
 
-    // Open and lock the record file (keeping a resumable prefix) before playing anything.
+    // Open and lock the trace and record files (keeping a resumable prefix)
+    // before playing anything.
+    let mut tracer = None;
+    let mut trace_check = None;
+    if let Some(path) = &args.trace {
+        if args.out.as_deref().is_some_and(|o| same_file(o, path)) {
+            bail!("--trace and --out name the same file {}", path.display());
+        }
+        let (t, c) = TraceOut::open(path, args.resume, args.force, setup.driver, setup.max_moves)?;
+        tracer = Some(t);
+        trace_check = c;
+    }
     let mut kept = Kept::default();
     let mut writer = match &args.out {
         None => None,
         Some(path) => {
-            let (file, k) = open_out(path, args, &template, &range)?;
+            let (file, k) = open_out(path, args, &template, &range, trace_check.as_mut())?;
             kept = k;
             Some(BufWriter::with_capacity(1 << 16, file))
         }
     };
+    if let Some(t) = tracer.as_mut() {
+        let next = (
+            nth_seed(range.seed_start, kept.stats.games),
+            range.games - kept.stats.games,
+        );
+        t.begin(trace_check.take(), next)?;
+    }
+    let book = tracer.as_ref().map(|t| t.book.clone());
 
     let cfg = CohortConfig {
         seed_start: nth_seed(range.seed_start, kept.stats.games),
@@ -183,30 +214,62 @@ pub fn run(args: &PlayArgs) -> Result<()> {
     let progress = Progress::new(cfg.games, show, fair);
     let mut last_flush = Instant::now();
     let is_d7p = matches!(setup.policy, super::spec::PolicySpec::D7p(_));
+    // Which file a write failed on (named in the error).
+    let failed_file: std::cell::Cell<Option<Failed>> = std::cell::Cell::new(None);
+    let mut line = Vec::with_capacity(1024);
     let mut on_record = |mut rec: GameRecord| -> io::Result<()> {
         if is_d7p && let Ok(seed) = drop7::formats::parse_seed(&rec.seed) {
             let (failures, illegal) = super::d7p::take_counts(seed);
             rec.engine_failures = Some(failures);
             rec.illegal_choices = Some(illegal);
         }
+        // The trace first: a record never reaches --out before its game's lines.
+        if let Some(t) = tracer.as_mut() {
+            t.write_game(&rec)
+                .inspect_err(|_| failed_file.set(Some(Failed::Trace)))?;
+        }
         if let Some(w) = writer.as_mut() {
             stamp_record(&mut rec, &template);
-            serde_json::to_writer(&mut *w, &rec)?;
-            w.write_all(b"\n")?;
-            if last_flush.elapsed() >= FLUSH_EVERY {
-                w.flush()?;
+            line.clear();
+            serde_json::to_writer(&mut line, &rec)?;
+            line.push(b'\n');
+            let flush = last_flush.elapsed() >= FLUSH_EVERY;
+            if let Some(t) = tracer.as_mut()
+                && (flush || w.buffer().len() + line.len() > w.capacity())
+            {
+                t.flush()
+                    .inspect_err(|_| failed_file.set(Some(Failed::Trace)))?;
+            }
+            w.write_all(&line)
+                .inspect_err(|_| failed_file.set(Some(Failed::Out)))?;
+            if flush {
+                w.flush()
+                    .inspect_err(|_| failed_file.set(Some(Failed::Out)))?;
                 last_flush = Instant::now();
             }
+        } else if let Some(t) = tracer.as_mut()
+            && last_flush.elapsed() >= FLUSH_EVERY
+        {
+            t.flush()
+                .inspect_err(|_| failed_file.set(Some(Failed::Trace)))?;
+            last_flush = Instant::now();
         }
         progress.game_done(rec.score, rec.moves);
         Ok(())
     };
     let out_shown = args.out.as_ref().map(|p| p.display().to_string());
-    let io_context = || match &out_shown {
-        Some(p) => format!(
-            "writing --out {p} (the complete records written so far are kept; rerun with --resume to continue)"
-        ),
-        None => "playing".to_string(),
+    let trace_shown = args.trace.as_ref().map(|p| p.display().to_string());
+    let io_context = |e: io::Error| -> anyhow::Error {
+        // Flattened to text: a closed pipe here is a failed write, not a quiet end.
+        let kept = "the complete records written so far are kept; rerun with --resume to continue";
+        match (failed_file.get(), &out_shown, &trace_shown) {
+            (Some(Failed::Trace), _, Some(t)) => {
+                anyhow!("writing --trace {t}: {e} ({kept})")
+            }
+            (_, Some(p), _) => anyhow!("writing --out {p}: {e} ({kept})"),
+            (_, None, Some(t)) => anyhow!("writing --trace {t}: {e}"),
+            _ => anyhow!("playing: {e}"),
+        }
     };
     let summary = if cfg.games == 0 {
         CohortSummary {
@@ -216,19 +279,25 @@ pub fn run(args: &PlayArgs) -> Result<()> {
             interrupted: false,
         }
     } else {
-        std::thread::scope(|scope| {
+        let r = std::thread::scope(|scope| {
             let ticker = progress.spawn_ticker(scope, &moves_live);
             let r = with_engine!(setup.engine, |engine| with_policy!(setup, |make| {
                 match &args.tapes {
-                    None => run_cohort_with(engine, make, &cfg, &ctl, &mut on_record),
+                    None => {
+                        let noting = || Noting::new(make(), book.clone());
+                        run_cohort_with(engine, noting, &cfg, &ctl, &mut on_record)
+                    }
                     Some(dir) => {
                         let taping = || {
-                            super::rounds::Taping::new(
-                                make(),
-                                dir.clone(),
-                                setup.driver,
-                                setup.policy.to_string(),
-                                tape_errors.clone(),
+                            Noting::new(
+                                super::rounds::Taping::new(
+                                    make(),
+                                    dir.clone(),
+                                    setup.driver,
+                                    setup.policy.to_string(),
+                                    tape_errors.clone(),
+                                ),
+                                book.clone(),
                             )
                         };
                         run_cohort_with(engine, taping, &cfg, &ctl, &mut on_record)
@@ -238,13 +307,27 @@ pub fn run(args: &PlayArgs) -> Result<()> {
             progress.finish();
             drop(ticker);
             r
-        })?
-        .with_context(io_context)?
+        })?;
+        if r.is_err()
+            && matches!(failed_file.get(), Some(Failed::Trace))
+            && let Some(w) = writer.take()
+        {
+            // The trace did not take the lines of the records still buffered
+            // for --out: they are dropped (not flushed), so every record in
+            // --out keeps its game's lines in the trace and --resume continues.
+            let _ = w.into_parts();
+        }
+        r.map_err(io_context)?
     };
     tape_errors.check()?;
+    if let Some(t) = tracer.as_mut() {
+        failed_file.set(Some(Failed::Trace));
+        t.finish().map_err(io_context)?;
+    }
     if let Some(mut w) = writer {
-        w.flush().with_context(io_context)?;
-        w.get_ref().sync_data().with_context(io_context)?;
+        failed_file.set(Some(Failed::Out));
+        w.flush().map_err(io_context)?;
+        super::trace::file::sync(w.get_ref()).map_err(io_context)?;
     }
     if summary.interrupted {
         let signal = signals.which();
@@ -262,12 +345,15 @@ pub fn run(args: &PlayArgs) -> Result<()> {
                 None => String::new(),
             }
         );
+        if let Some(t) = &trace_shown {
+            eprintln!("trace of the games done in {t}");
+        }
         if args.out.is_some() {
             eprintln!("resume with: {}", resume_command());
         }
         std::process::exit(if signal == SIGTERM { 143 } else { 130 });
     }
-    print_summary(&setup, &cfg, &kept, args.out.as_deref(), &summary).context("writing stdout")
+    print_summary(&setup, &cfg, &kept, args, &summary).context("writing stdout")
 }
 
 /// The command line that resumes this run (the same arguments plus `--resume`).
@@ -314,12 +400,24 @@ impl Signals {
             signal_hook::flag::register(sig, Arc::clone(&stop))
                 .context("installing signal handlers")?;
         }
+        // A file grown past the size limit (RLIMIT_FSIZE) fails the write
+        // (EFBIG: an error naming the file, resumable) instead of killing the
+        // process with SIGXFSZ.
+        signal_hook::flag::register(SIGXFSZ, Arc::new(AtomicBool::new(false)))
+            .context("installing signal handlers")?;
         Ok(Signals { stop, which })
     }
 
     fn which(&self) -> i32 {
         self.which.load(Ordering::SeqCst) as i32
     }
+}
+
+/// The file a failed write was meant for.
+#[derive(Clone, Copy)]
+enum Failed {
+    Out,
+    Trace,
 }
 
 /// The games of this process's slice of the cohort.
@@ -479,6 +577,7 @@ fn open_out(
     args: &PlayArgs,
     template: &GameRecord,
     range: &ShardRange,
+    mut trace: Option<&mut TraceCheck>,
 ) -> Result<(File, Kept)> {
     let shown = path.display();
     let mut file = OpenOptions::new()
@@ -499,31 +598,41 @@ fn open_out(
         .metadata()
         .with_context(|| format!("cannot read --out {shown}"))?
         .len();
+    let regular = file
+        .metadata()
+        .with_context(|| format!("cannot read --out {shown}"))?
+        .is_file();
     if !args.resume {
         if len > 0 && !args.force {
             bail!(
                 "--out {shown} exists and is not empty: add --resume to continue it or --force to overwrite it (nothing was changed)"
             );
         }
-        file.set_len(0)
-            .with_context(|| format!("cannot truncate --out {shown}"))?;
+        // A device or pipe (e.g. /dev/null) is written as it is.
+        if regular {
+            file.set_len(0)
+                .with_context(|| format!("cannot truncate --out {shown}"))?;
+        }
         return Ok((file, Kept::default()));
     }
+    if !regular {
+        bail!("--out {shown} is not a regular file: --resume needs one");
+    }
     let mut kept = Kept::default();
-    let mut reader = BufReader::with_capacity(1 << 16, &file);
-    let mut buf = Vec::new();
+    let mut lines = RecordLines::new(BufReader::with_capacity(1 << 16, &file));
+    let mut tail = Vec::new();
     let mut pos = 0u64;
-    loop {
-        buf.clear();
-        let n = reader
-            .read_until(b'\n', &mut buf)
-            .with_context(|| format!("cannot read --out {shown} to resume"))?;
-        if n == 0 || buf.last() != Some(&b'\n') {
+    while let Some(l) = lines
+        .next_line()
+        .with_context(|| format!("cannot read --out {shown} to resume"))?
+    {
+        if !l.complete {
+            tail = l.bytes.to_vec();
             break;
         }
         let index = kept.stats.games;
         let line = index + 1;
-        let text = std::str::from_utf8(&buf[..n - 1]).unwrap_or("");
+        let text = l.text().unwrap_or("");
         let rec = match parse_record_line(text) {
             Ok(r) => r,
             Err(e) => bail!("--out {shown} line {line}: {e}; not resuming (nothing was changed)"),
@@ -553,18 +662,21 @@ fn open_out(
                 rec.seed
             );
         }
+        if let Some(t) = trace.as_mut() {
+            t.game(&rec, line)?;
+        }
         kept.stats.add(&rec);
-        pos += n as u64;
+        pos += l.len;
     }
     // Only an interrupted last record (no newline yet) may be dropped.
     const START: &[u8] = b"{\"seed\":\"0x";
-    if !(buf.starts_with(START) || START.starts_with(&buf)) {
+    if !(tail.starts_with(START) || START.starts_with(&tail)) {
         bail!(
             "--out {shown} ends with {} bytes that are not the start of a game record; not resuming (nothing was changed)",
-            buf.len()
+            tail.len()
         );
     }
-    drop(reader);
+    drop(lines);
     kept.dropped_bytes = len - pos;
     file.set_len(pos)
         .with_context(|| format!("cannot truncate --out {shown}"))?;
@@ -577,9 +689,10 @@ fn print_summary(
     setup: &GameSetup,
     cfg: &CohortConfig,
     kept: &Kept,
-    out: Option<&Path>,
+    args: &PlayArgs,
     run: &CohortSummary,
 ) -> io::Result<()> {
+    let out = args.out.as_deref();
     let mut all = kept.stats.clone();
     all.merge(&run.stats);
     let last = nth_seed(setup.seed_start, setup.games - 1);
@@ -621,6 +734,9 @@ fn print_summary(
             )?;
         }
         writeln!(o, "records    {}", p.display())?;
+    }
+    if let Some(t) = &args.trace {
+        writeln!(o, "trace      {}", t.display())?;
     }
     let secs = run.elapsed.as_secs_f64();
     writeln!(

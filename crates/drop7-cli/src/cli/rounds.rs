@@ -179,6 +179,8 @@ pub fn run(
     threads: Option<usize>,
     out: Option<&Path>,
     tapes: Option<&Path>,
+    trace: Option<&Path>,
+    force: bool,
 ) -> Result<()> {
     let setup = game.resolve(1)?;
     let mut rounds = Vec::new();
@@ -195,6 +197,23 @@ pub fn run(
         fs::create_dir_all(dir)
             .with_context(|| format!("cannot create --tapes directory {}", dir.display()))?;
     }
+    let mut tracer = match trace {
+        None => None,
+        Some(path) => {
+            if out.is_some_and(|o| super::trace::file::same_file(o, path)) {
+                bail!("--trace and --out name the same file {}", path.display());
+            }
+            let (mut t, _) = super::trace::file::TraceOut::open(
+                path,
+                false,
+                force,
+                DriverKind::Headless,
+                u32::MAX,
+            )?;
+            t.begin(None, (0, 0))?;
+            Some(t)
+        }
+    };
     let mut writer = match out {
         None => None,
         Some(p) => {
@@ -230,6 +249,10 @@ pub fn run(
             serde_json::to_writer(&mut *w, &rec)?;
             w.write_all(b"\n")?;
         }
+        if let Some(t) = tracer.as_mut() {
+            t.write_round(r, &res.tape.columns)
+                .map_err(|e| anyhow!("writing --trace {}: {e}", t.shown()))?;
+        }
         if let Some(dir) = tapes {
             write_tape(dir, &r.id, &res.tape).map_err(|e| anyhow!(e))?;
         }
@@ -254,6 +277,10 @@ pub fn run(
             rec.terminal_reason_str()
         )?;
     }
+    if let Some(t) = tracer.as_mut() {
+        t.finish()
+            .map_err(|e| anyhow!("writing --trace {}: {e}", t.shown()))?;
+    }
     if let Some(mut w) = writer {
         w.flush()
             .with_context(|| format!("writing --out {}", out.unwrap_or(Path::new("")).display()))?;
@@ -272,6 +299,9 @@ pub fn run(
     }
     if let Some(d) = tapes {
         writeln!(o, "tapes      {}", d.display())?;
+    }
+    if let Some(t) = trace {
+        writeln!(o, "trace      {}", t.display())?;
     }
     o.flush()?;
     Ok(())

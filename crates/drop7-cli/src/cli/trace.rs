@@ -62,3 +62,463 @@ fn trace_all<E: drop7::runner::Engine, P: Policy>(
     }
     Ok(())
 }
+
+/// `drop7 play --trace FILE`: every move of every game in the trace format
+/// (the lines `drop7 trace` prints for the same flags), games in seed order
+/// whatever the thread count.
+///
+/// Workers note each game's columns ([`Noting`]); when the game's record
+/// comes up in seed order, the game is replayed from (seed, driver, columns)
+/// on the packed engine (portable gravity: identical on every engine) and its
+/// lines are written. The trace is flushed to the file before any record
+/// that depends on it reaches `--out`, so after a kill at any moment the
+/// trace holds at least the games of the records kept; `--resume` checks the
+/// kept games' lines against their records (seed, move count and
+/// `trajectorySha256`) and drops the lines of games after them.
+pub mod file {
+    use std::collections::HashMap;
+    use std::fs::{File, OpenOptions};
+    use std::io::{self, BufRead, BufReader, BufWriter, Read, Seek, SeekFrom, Write};
+    use std::path::{Path, PathBuf};
+    use std::sync::{Arc, Mutex};
+
+    use anyhow::{Context, Result, bail};
+    use drop7::board::Board;
+    use drop7::formats::{GameRecord, TraceRecord, parse_seed, seed_hex};
+    use drop7::game::DriverKind;
+    use drop7::gravity::Portable;
+    use drop7::position::Position;
+    use drop7::records::TrajectoryHash;
+    use drop7::runner::{EngineGame, PackedEngine, Policy, nth_seed, trace_game};
+    use fs4::fs_std::FileExt;
+
+    /// Longest trace line read back by `--resume` (a real line is a few kB).
+    const MAX_LINE: u64 = 1 << 20;
+
+    /// Each game's columns so far, by seed, shared by the workers.
+    #[derive(Clone, Default)]
+    pub struct ColumnBook(Arc<Mutex<HashMap<u32, Vec<u8>>>>);
+
+    impl ColumnBook {
+        fn with<R>(&self, f: impl FnOnce(&mut HashMap<u32, Vec<u8>>) -> R) -> R {
+            f(&mut self.0.lock().unwrap_or_else(|p| p.into_inner()))
+        }
+
+        /// Takes the columns of the game with `seed`.
+        pub fn take(&self, seed: u32) -> Vec<u8> {
+            self.with(|m| m.remove(&seed)).unwrap_or_default()
+        }
+    }
+
+    /// A policy wrapper that notes every column it returns in a
+    /// [`ColumnBook`] (when given one); otherwise it only forwards.
+    pub struct Noting<P: Policy> {
+        inner: P,
+        book: Option<ColumnBook>,
+        seed: u32,
+    }
+
+    impl<P: Policy> Noting<P> {
+        /// Wraps `inner`.
+        pub fn new(inner: P, book: Option<ColumnBook>) -> Self {
+            Noting {
+                inner,
+                book,
+                seed: 0,
+            }
+        }
+
+        fn note(&self, c: Option<usize>) -> Option<usize> {
+            if let (Some(c), Some(book)) = (c, &self.book) {
+                book.with(|m| m.entry(self.seed).or_default().push(c as u8));
+            }
+            c
+        }
+    }
+
+    impl<P: Policy> Policy for Noting<P> {
+        fn new_game(&mut self, seed: u32) {
+            self.seed = seed;
+            if let Some(book) = &self.book {
+                book.with(|m| m.insert(seed, Vec::new()));
+            }
+            self.inner.new_game(seed);
+        }
+        fn choose(&mut self, pos: &Position) -> Option<usize> {
+            let c = self.inner.choose(pos);
+            self.note(c)
+        }
+        fn choose_in<G: EngineGame>(&mut self, game: &G) -> Option<usize> {
+            let c = self.inner.choose_in(game);
+            self.note(c)
+        }
+        fn last_search(&self) -> Option<drop7::search::SearchStats> {
+            self.inner.last_search()
+        }
+    }
+
+    /// Plays back a list of columns (then answers `None`).
+    struct Columns(std::vec::IntoIter<u8>);
+
+    impl Policy for Columns {
+        fn new_game(&mut self, _seed: u32) {}
+        fn choose(&mut self, _pos: &Position) -> Option<usize> {
+            self.0.next().map(usize::from)
+        }
+    }
+
+    /// The open, locked `--trace` file.
+    pub struct TraceOut {
+        path: PathBuf,
+        w: BufWriter<File>,
+        /// The columns of the games being played.
+        pub book: ColumnBook,
+        driver: DriverKind,
+        max_moves: u32,
+        /// A regular file opened without `--resume`: emptied by [`TraceOut::begin`].
+        fresh: bool,
+    }
+
+    /// What `--resume` checks a trace file against, game by game, while the
+    /// records of `--out` are read.
+    pub struct TraceCheck {
+        path: PathBuf,
+        reader: BufReader<File>,
+        /// Bytes of the games checked so far.
+        pos: u64,
+        /// A line read but not yet used (the first line of the next game).
+        peeked: Option<(Vec<u8>, u64)>,
+    }
+
+    fn open_locked(path: &Path) -> Result<File> {
+        let shown = path.display();
+        let file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(path)
+            .with_context(|| format!("cannot open --trace {shown}"))?;
+        match file.try_lock_exclusive() {
+            Ok(true) => Ok(file),
+            Ok(false) => bail!(
+                "--trace {shown} is locked by another running drop7 (a second writer is refused; nothing was changed)"
+            ),
+            Err(e) => Err(e).with_context(|| format!("cannot lock --trace {shown}")),
+        }
+    }
+
+    impl TraceOut {
+        /// Opens and locks `path`. Without `resume`: refuses a non-empty file
+        /// unless `force`, else empties it. With `resume`: returns the check
+        /// that [`TraceOut::resume`] finishes.
+        pub fn open(
+            path: &Path,
+            resume: bool,
+            force: bool,
+            driver: DriverKind,
+            max_moves: u32,
+        ) -> Result<(TraceOut, Option<TraceCheck>)> {
+            let shown = path.display();
+            let file = open_locked(path)?;
+            let len = file
+                .metadata()
+                .with_context(|| format!("cannot read --trace {shown}"))?
+                .len();
+            let regular = file
+                .metadata()
+                .with_context(|| format!("cannot read --trace {shown}"))?
+                .is_file();
+            if resume && !regular {
+                bail!("--trace {shown} is not a regular file: --resume needs one");
+            }
+            let check = if resume {
+                let reader = BufReader::with_capacity(
+                    1 << 16,
+                    file.try_clone()
+                        .with_context(|| format!("cannot read --trace {shown}"))?,
+                );
+                Some(TraceCheck {
+                    path: path.to_path_buf(),
+                    reader,
+                    pos: 0,
+                    peeked: None,
+                })
+            } else {
+                if len > 0 && !force {
+                    bail!(
+                        "--trace {shown} exists and is not empty: add --resume to continue it or --force to overwrite it (nothing was changed)"
+                    );
+                }
+                None
+            };
+            Ok((
+                TraceOut {
+                    path: path.to_path_buf(),
+                    w: BufWriter::with_capacity(1 << 16, file),
+                    book: ColumnBook::default(),
+                    driver,
+                    max_moves,
+                    fresh: !resume && regular,
+                },
+                check,
+            ))
+        }
+
+        /// Once `--out` is open: empties a fresh trace file, or finishes the
+        /// resume check (see [`TraceOut::resume`]).
+        pub fn begin(&mut self, check: Option<TraceCheck>, next_seeds: (u32, u64)) -> Result<()> {
+            match check {
+                Some(c) => self.resume(c, next_seeds),
+                // A device or pipe (e.g. /dev/null) is written as it is.
+                None if !self.fresh => Ok(()),
+                None => self
+                    .w
+                    .get_ref()
+                    .set_len(0)
+                    .with_context(|| format!("cannot truncate --trace {}", self.path.display())),
+            }
+        }
+
+        /// After [`TraceCheck::game`] accepted every kept record: checks the
+        /// rest of the file (lines of the games after them, in seed order
+        /// from `next_seed`, or an interrupted line), drops it and positions
+        /// at the end of the kept games. Refused (nothing changed) if the
+        /// rest is anything else.
+        fn resume(&mut self, mut check: TraceCheck, next_seeds: (u32, u64)) -> Result<()> {
+            let shown = self.path.display();
+            let (start, left) = next_seeds;
+            let mut index = 0u64;
+            while let Some((buf, _)) = check.next_line()? {
+                let complete = buf.last() == Some(&b'\n');
+                if !complete {
+                    // An interrupted line: only the start of a trace line may be dropped.
+                    const START: &[u8] = b"{\"seed\":";
+                    if buf.starts_with(START) || START.starts_with(&buf) {
+                        break;
+                    }
+                    bail!(
+                        "--trace {shown} ends with {} bytes that are not the start of a trace line; not resuming (nothing was changed)",
+                        buf.len()
+                    );
+                }
+                let line = parse_line(&check.path, &buf)?;
+                // Lines of games played after the kept records, in seed order.
+                loop {
+                    if index >= left {
+                        bail!(
+                            "--trace {shown} holds a line of game {} after this run's games; not resuming (nothing was changed)",
+                            seed_hex(line.seed)
+                        );
+                    }
+                    if line.seed == nth_seed(start, index) {
+                        break;
+                    }
+                    index += 1;
+                }
+            }
+            let pos = check.pos;
+            drop(check);
+            self.w
+                .get_ref()
+                .set_len(pos)
+                .with_context(|| format!("cannot truncate --trace {shown}"))?;
+            self.w
+                .get_mut()
+                .seek(SeekFrom::End(0))
+                .with_context(|| format!("cannot seek --trace {shown}"))?;
+            Ok(())
+        }
+
+        /// Writes the lines of the game of `rec` (its columns from the book).
+        pub fn write_game(&mut self, rec: &GameRecord) -> io::Result<()> {
+            let Ok(seed) = parse_seed(&rec.seed) else {
+                return Ok(());
+            };
+            let columns = self.book.take(seed);
+            let mut failed: Option<io::Error> = None;
+            let w = &mut self.w;
+            trace_game(
+                PackedEngine(Portable),
+                &mut Columns(columns.into_iter()),
+                self.driver,
+                seed,
+                self.max_moves,
+                |line, _| {
+                    if failed.is_none() {
+                        failed = serde_json::to_writer(&mut *w, &line)
+                            .map_err(io::Error::from)
+                            .and_then(|()| w.write_all(b"\n"))
+                            .err();
+                    }
+                },
+            );
+            match failed {
+                Some(e) => Err(e),
+                None => Ok(()),
+            }
+        }
+
+        /// Writes the lines of a scripted round's game (`drop7 play --round`):
+        /// the round replayed with its `columns` on the packed engine, one
+        /// line per move with `seed` the round's generator seed.
+        pub fn write_round(
+            &mut self,
+            round: &drop7::round::ScriptedRound,
+            columns: &[u8],
+        ) -> io::Result<()> {
+            let mut game = round.start(PackedEngine(Portable));
+            for &c in columns {
+                let pos = game.position();
+                let mut waves = Vec::new();
+                let Ok(s) = game.play_move(usize::from(c), &mut waves) else {
+                    break;
+                };
+                let after = game.position();
+                let line = TraceRecord {
+                    seed: round.generator_seed,
+                    move_number: game.moves_played(),
+                    disc: pos.next_disc,
+                    column: usize::from(c),
+                    score_delta: s.score_delta,
+                    score: game.score(),
+                    level: game.level(),
+                    moves_remaining: after.moves_remaining,
+                    game_over: after.game_over,
+                    cleared_board: s.cleared_board,
+                    level_advanced: s.level_advanced,
+                    waves,
+                    board: drop7::board::format_cells(&after.board.to_cells()),
+                };
+                serde_json::to_writer(&mut self.w, &line)?;
+                self.w.write_all(b"\n")?;
+            }
+            Ok(())
+        }
+
+        /// Pushes the buffered lines to the file.
+        pub fn flush(&mut self) -> io::Result<()> {
+            self.w.flush()
+        }
+
+        /// Flushes and syncs the file.
+        pub fn finish(&mut self) -> io::Result<()> {
+            self.w.flush()?;
+            sync(self.w.get_ref())
+        }
+
+        /// The file's name as shown in messages.
+        pub fn shown(&self) -> String {
+            self.path.display().to_string()
+        }
+    }
+
+    /// `sync_data`, except on a file that cannot be synced (a device such as
+    /// /dev/null: EINVAL).
+    pub fn sync(file: &File) -> io::Result<()> {
+        match file.sync_data() {
+            Err(e) if e.kind() == io::ErrorKind::InvalidInput => Ok(()),
+            r => r,
+        }
+    }
+
+    fn parse_line(path: &Path, buf: &[u8]) -> Result<TraceRecord> {
+        serde_json::from_slice::<TraceRecord>(buf).map_err(|e| {
+            anyhow::anyhow!(
+                "--trace {}: not a trace line ({e}); not resuming (nothing was changed)",
+                path.display()
+            )
+        })
+    }
+
+    impl TraceCheck {
+        /// The next line (with its newline if it has one), or `None` at the end.
+        fn next_line(&mut self) -> Result<Option<(Vec<u8>, u64)>> {
+            if let Some(p) = self.peeked.take() {
+                return Ok(Some(p));
+            }
+            let mut buf = Vec::new();
+            let n = (&mut self.reader)
+                .take(MAX_LINE)
+                .read_until(b'\n', &mut buf)
+                .with_context(|| {
+                    format!("cannot read --trace {} to resume", self.path.display())
+                })?;
+            if n == 0 {
+                return Ok(None);
+            }
+            if buf.last() != Some(&b'\n') && n as u64 == MAX_LINE {
+                bail!(
+                    "--trace {}: a line is longer than {MAX_LINE} bytes; not resuming (nothing was changed)",
+                    self.path.display()
+                );
+            }
+            Ok(Some((buf, n as u64)))
+        }
+
+        /// Checks that the next lines of the trace are the moves of the game
+        /// of `rec` (record `line` of `--out`): seed, move numbers 1..=moves
+        /// and, when the record has one, `trajectorySha256`.
+        pub fn game(&mut self, rec: &GameRecord, line: u64) -> Result<()> {
+            let shown = self.path.display().to_string();
+            let seed = parse_seed(&rec.seed).map_err(|e| anyhow::anyhow!("{e}"))?;
+            let mut hash = TrajectoryHash::default();
+            for m in 1..=rec.moves {
+                let lost = || {
+                    anyhow::anyhow!(
+                        "--trace {shown} does not hold the moves of game {} (record {line} of --out) from move {m} on: it is not this run's trace (was the run started without --trace?); not resuming (nothing was changed)",
+                        rec.seed
+                    )
+                };
+                let Some((buf, n)) = self.next_line()? else {
+                    return Err(lost());
+                };
+                if buf.last() != Some(&b'\n') {
+                    return Err(lost());
+                }
+                let t = parse_line(&self.path, &buf)?;
+                if t.seed != seed || t.move_number != m {
+                    return Err(lost());
+                }
+                let board: Board = t.board.parse().map_err(|e| {
+                    anyhow::anyhow!(
+                        "--trace {shown}: game {} move {m}: {e}; not resuming (nothing was changed)",
+                        rec.seed
+                    )
+                })?;
+                hash.push(t.column, &board);
+                self.pos += n;
+            }
+            if let Some(want) = &rec.trajectory_sha256
+                && hash.finish() != *want
+            {
+                bail!(
+                    "--trace {shown}: the moves of game {} differ from its record (line {line} of --out: trajectorySha256); not resuming (nothing was changed)",
+                    rec.seed
+                );
+            }
+            // A game with more lines than its record's moves is not this run's.
+            if let Some((buf, n)) = self.next_line()? {
+                if buf.last() == Some(&b'\n')
+                    && let Ok(t) = serde_json::from_slice::<TraceRecord>(&buf)
+                    && t.seed == seed
+                {
+                    bail!(
+                        "--trace {shown}: game {} has more moves than its record (line {line} of --out); not resuming (nothing was changed)",
+                        rec.seed
+                    );
+                }
+                self.peeked = Some((buf, n));
+            }
+            Ok(())
+        }
+    }
+
+    /// The `--trace` file also given as `--out` is refused.
+    pub fn same_file(a: &Path, b: &Path) -> bool {
+        match (a.canonicalize(), b.canonicalize()) {
+            (Ok(x), Ok(y)) => x == y,
+            _ => a == b,
+        }
+    }
+}
