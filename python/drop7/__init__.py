@@ -62,7 +62,7 @@ def play(
     counters of a table may then differ from run to run), as the CLI does.
     ``table`` (fair policies) defaults as ``drop7 play --table`` does:
     ``"sa:65536:4"``, from depth 5 ``"sa:1048576:4"``. The GIL is released
-    while the games run.
+    while the games run; Ctrl-C stops the run and raises ``KeyboardInterrupt``.
 
     Raises ``ValueError`` for an unknown policy, driver or table, or a seed
     outside 0..2**32-1; ``TypeError`` when ``seeds`` is not an iterable of

@@ -11,6 +11,9 @@
 //! Long calls (`decide`, `play`, vector steps) release the GIL. Bad input
 //! raises `ValueError` / `TypeError` naming what and where; nothing panics.
 
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
 use drop7::board::{Board, CELLS, SIZE, format_cells, parse_cells};
 use drop7::formats::GameRecord;
 use drop7::game::{DriverKind, Game as CoreGame, GameState, TerminalReason};
@@ -23,7 +26,7 @@ use drop7::runspec::{FairSettings, PolicyName, record_template, seed_range, stam
 use drop7::search::{Decision, FairSearch};
 use numpy::ndarray::{Array1, Array2, Array3};
 use numpy::{IntoPyArray, PyArray1, PyArray2, PyArray3, PyReadonlyArray1, PyUntypedArrayMethods};
-use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyString};
 
@@ -602,21 +605,39 @@ fn play_json(
         threads,
         labels,
     };
+    // The games run on a thread of their own, without the GIL; this thread
+    // checks for signals (Ctrl-C) every 50 ms and stops the run on one.
+    let stop = AtomicBool::new(false);
     let ctl = RunControl {
         detail: true,
-        ..RunControl::default()
+        stop: Some(&stop),
+        moves: None,
     };
     let mut recs: Vec<GameRecord> = Vec::with_capacity(list.len());
-    py.detach(|| {
-        drop7::with_gravity!(path, |g| drop7::with_builtin_policy!(name, fair, |make| {
-            run_seeds_with(PackedEngine(g), make, &list, &cfg, &ctl, |mut rec| {
-                stamp_record(&mut rec, &template);
-                recs.push(rec);
-                Ok(())
-            })
-        }))
-    })
-    .map_err(|e| value_error(format!("play: {e}")))?;
+    std::thread::scope(|scope| -> PyResult<()> {
+        let run = scope.spawn(|| {
+            drop7::with_gravity!(path, |g| drop7::with_builtin_policy!(name, fair, |make| {
+                run_seeds_with(PackedEngine(g), make, &list, &cfg, &ctl, |mut rec| {
+                    stamp_record(&mut rec, &template);
+                    recs.push(rec);
+                    Ok(())
+                })
+            }))
+        });
+        while !run.is_finished() {
+            py.detach(|| std::thread::sleep(Duration::from_millis(50)));
+            if let Err(e) = py.check_signals() {
+                stop.store(true, Ordering::Relaxed);
+                let _ = py.detach(|| run.join());
+                return Err(e);
+            }
+        }
+        match run.join() {
+            Ok(Ok(_)) => Ok(()),
+            Ok(Err(e)) => Err(value_error(format!("play: {e}"))),
+            Err(_) => Err(PyRuntimeError::new_err("play: a worker thread panicked")),
+        }
+    })?;
     serde_json::to_string(&recs).map_err(|e| value_error(format!("records: {e}")))
 }
 

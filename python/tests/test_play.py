@@ -103,3 +103,19 @@ def test_bad_input():
     with pytest.raises(ValueError, match="max_moves"):
         drop7.play("center", [1], max_moves=0)
     assert drop7.play("center", []) == []
+
+
+def test_ctrl_c_stops_a_long_run():
+    """The games run without the GIL; Ctrl-C (here: interrupt_main) stops
+    the run within a move or so and raises KeyboardInterrupt."""
+    import _thread
+    import threading
+    import time
+
+    timer = threading.Timer(0.3, _thread.interrupt_main)
+    timer.start()
+    t0 = time.perf_counter()
+    with pytest.raises(KeyboardInterrupt):
+        drop7.play("fair:d3s5", range(10_000), threads=1)
+    assert time.perf_counter() - t0 < 30
+    timer.join()
