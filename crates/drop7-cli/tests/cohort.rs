@@ -458,8 +458,10 @@ const FAIR_RUN: [&str; 9] = [
 
 fn fair_run(out: &Path, resume: bool) -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_drop7"));
+    // Every run also writes its trace (`--trace`), resumed with the records.
+    let trace = out.with_extension("trace");
     c.args(FAIR_RUN)
-        .args(["--out", s(out)])
+        .args(["--out", s(out), "--trace", s(&trace)])
         .env_remove("DROP7_GRAVITY")
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
@@ -531,6 +533,12 @@ fn killed_and_resumed_runs_equal_an_uninterrupted_one() {
             }
         }
         assert_eq!(stable(&out), want, "after {interruptions} SIG{signal}s");
+        let trace = |p: &Path| std::fs::read_to_string(p.with_extension("trace")).unwrap();
+        assert_eq!(
+            trace(&out),
+            trace(&full),
+            "trace after {interruptions} SIG{signal}s"
+        );
         if k == 0 {
             assert!(interruptions >= 5, "only {interruptions} kill -9s landed");
         }

@@ -92,6 +92,7 @@ pub fn run(args: &DecideArgs) -> Result<bool> {
     if args.threads > 1 && args.search != "fast" {
         bail!("--threads applies to --search fast only");
     }
+    exit_on_signals("decide")?;
     let table: TableSpec = match (&args.table, args.search.as_str()) {
         (Some(t), _) => t.parse().context("--table")?,
         (None, "reference") => TableSpec::Lru(200_000),
@@ -285,6 +286,31 @@ fn for_each_line(
 #[command(after_help = "Example:\n  \
     echo '{\"board\":\"0000000000000000000000000000000000000000000000000\",\"next\":3,\"movesRemaining\":5}' | drop7 leaf")]
 pub struct LeafArgs {}
+
+/// SIGINT (Ctrl-C) and SIGTERM end a `decide` at once (a decision may take
+/// minutes): one line on stderr, exit status 130 or 143. The answers already
+/// written (stdout is flushed after each) stay; the position being searched
+/// is abandoned.
+fn exit_on_signals(command: &'static str) -> Result<()> {
+    use signal_hook::consts::{SIGINT, SIGTERM};
+    let mut signals = signal_hook::iterator::Signals::new([SIGINT, SIGTERM])
+        .context("installing signal handlers")?;
+    std::thread::spawn(move || {
+        if let Some(sig) = signals.forever().next() {
+            let (name, code) = if sig == SIGTERM {
+                ("SIGTERM", 143)
+            } else {
+                ("SIGINT", 130)
+            };
+            eprintln!(
+                "interrupted by {name}: drop7 {command} stopped; the answers written so far are \
+                 on stdout, the position being searched has none"
+            );
+            std::process::exit(code);
+        }
+    });
+    Ok(())
+}
 
 /// Runs `drop7 leaf`: `{"board","next","movesRemaining","gameOver"}` lines in,
 /// `{"value","bits"}` lines out.

@@ -1,0 +1,492 @@
+//! `play --trace` (the trace of every game, equal to `drop7 trace`, resumable
+//! in whole games), write failures (full disk, file-size limit) that end a
+//! run with a clear error and a resumable file, and SIGINT/SIGTERM of long
+//! `play` and `decide` runs.
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+fn drop7_cmd() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_drop7"));
+    c.env_remove("DROP7_GRAVITY");
+    c
+}
+
+fn drop7(args: &[&str]) -> Output {
+    drop7_cmd().args(args).output().expect("drop7 runs")
+}
+
+fn ok(args: &[&str]) -> String {
+    let out = drop7(args);
+    assert!(
+        out.status.success(),
+        "drop7 {args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// Runs a command that must fail (exit 1) with one `error: …` line holding
+/// every `needle`.
+fn fails(args: &[&str], needles: &[&str]) -> String {
+    let out = drop7(args);
+    let err = String::from_utf8_lossy(&out.stderr).to_string();
+    assert_eq!(out.status.code(), Some(1), "drop7 {args:?}: {err}");
+    assert_eq!(err.lines().count(), 1, "drop7 {args:?}: {err}");
+    for n in needles {
+        assert!(err.contains(n), "drop7 {args:?}: {err:?} lacks {n:?}");
+    }
+    err
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("harden-{name}"));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+fn read(p: &Path) -> String {
+    std::fs::read_to_string(p).unwrap()
+}
+
+/// A record file's lines without the fields that may differ between two runs
+/// of one cohort (wall clock, engine version).
+fn stable(path: &Path) -> Vec<Value> {
+    read(path)
+        .lines()
+        .map(|l| {
+            let mut v: Value = serde_json::from_str(l).unwrap();
+            let o = v.as_object_mut().unwrap();
+            for k in [
+                "wallMs",
+                "decisionMsP50",
+                "decisionMsP95",
+                "decisionMsP99",
+                "engineVersion",
+            ] {
+                o.remove(k);
+            }
+            v
+        })
+        .collect()
+}
+
+/// Each record's `trajectorySha256` recomputed from the trace: SHA-256 over
+/// (column digit, 49-character board) of every move, games in record order.
+fn check_hashes(records: &Path, trace: &str) {
+    use sha2::{Digest, Sha256};
+    let recs = stable(records);
+    let mut lines = trace.lines().peekable();
+    for r in &recs {
+        let seed = u64::from_str_radix(&r["seed"].as_str().unwrap()[2..], 16).unwrap();
+        let mut h = Sha256::new();
+        let mut moves = 0;
+        while let Some(l) = lines.peek() {
+            let v: Value = serde_json::from_str(l).unwrap();
+            if v["seed"].as_u64() != Some(seed) {
+                break;
+            }
+            moves += 1;
+            assert_eq!(v["move"], moves);
+            h.update(v["column"].as_u64().unwrap().to_string());
+            h.update(v["board"].as_str().unwrap());
+            lines.next();
+        }
+        assert_eq!(r["moves"], moves, "game {seed}");
+        let hex: String = h.finalize().iter().map(|b| format!("{b:02x}")).collect();
+        assert_eq!(r["trajectorySha256"], hex.as_str(), "game {seed}");
+    }
+    assert!(lines.next().is_none(), "trace lines after the last record");
+}
+
+/// `play --trace` writes exactly what `drop7 trace` prints for the same
+/// flags and seeds, whatever the threads, for a shard, both drivers, the
+/// fair policy; every record's hash matches its game's lines.
+#[test]
+fn play_trace_equals_drop7_trace() {
+    let dir = scratch("equal");
+    let cases: [(&[&str], &[&str]); 4] = [
+        (
+            &["--games", "12", "--seed-start", "70", "--policy", "random"],
+            &["--games", "12", "--seed-start", "70", "--policy", "random"],
+        ),
+        (
+            &[
+                "--games",
+                "9",
+                "--driver",
+                "stream",
+                "--max-moves",
+                "15",
+                "--seed-start",
+                "0xfffffffe",
+            ],
+            &[
+                "--games",
+                "9",
+                "--driver",
+                "stream",
+                "--max-moves",
+                "15",
+                "--seed-start",
+                "0xfffffffe",
+            ],
+        ),
+        // Shard 2 of 3 of 12 games from seed 70: seeds 74..=77.
+        (
+            &[
+                "--games",
+                "12",
+                "--seed-start",
+                "70",
+                "--policy",
+                "random",
+                "--shard",
+                "2/3",
+            ],
+            &["--games", "4", "--seed-start", "74", "--policy", "random"],
+        ),
+        (
+            &["--games", "3", "--policy", "fair:d1s2", "--max-moves", "40"],
+            &["--games", "3", "--policy", "fair:d1s2", "--max-moves", "40"],
+        ),
+    ];
+    for (k, (play, trace)) in cases.iter().enumerate() {
+        let want = ok(&[&["trace"], *trace].concat());
+        assert!(!want.is_empty());
+        for threads in ["1", "3"] {
+            let out = dir.join(format!("r{k}-{threads}.jsonl"));
+            let tr = dir.join(format!("t{k}-{threads}.jsonl"));
+            let mut a = vec!["play", "--threads", threads, "--out", s(&out)];
+            a.extend(["--trace", s(&tr)]);
+            a.extend_from_slice(play);
+            let summary = ok(&a);
+            assert!(summary.contains(&format!("trace      {}", tr.display())));
+            assert_eq!(read(&tr), want, "case {k} threads {threads}");
+            check_hashes(&out, &want);
+        }
+    }
+    // Without --out too.
+    let tr = dir.join("alone.jsonl");
+    ok(&["play", "--games", "5", "--quiet", "--trace", s(&tr)]);
+    assert_eq!(read(&tr), ok(&["trace", "--games", "5"]));
+    // Scripted rounds: one game per round, its moves as the record says.
+    let tr = dir.join("round.jsonl");
+    let out = dir.join("round-r.jsonl");
+    let round = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../testdata/rounds/gauntlet-01.json"
+    );
+    ok(&[
+        "play",
+        "--round",
+        round,
+        "--policy",
+        "random",
+        "--out",
+        s(&out),
+        "--trace",
+        s(&tr),
+    ]);
+    let rec = &stable(&out)[0];
+    let lines: Vec<Value> = read(&tr)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(rec["moves"], lines.len());
+    let last = lines.last().unwrap();
+    assert_eq!(last["score"], rec["score"]);
+    assert_eq!(last["level"], rec["levels"]);
+}
+
+/// A trace is resumed with its records: the kept games' lines are checked
+/// (seed, moves, hash), later lines dropped; whatever cannot be this run's
+/// trace is refused with the file untouched.
+#[test]
+fn play_trace_resumes_and_refuses() {
+    let dir = scratch("resume");
+    let run = |out: &Path, tr: &Path, extra: &[&str]| {
+        let mut a = vec!["play", "--games", "30", "--policy", "random", "--quiet"];
+        a.extend(["--out", s(out), "--trace", s(tr)]);
+        a.extend_from_slice(extra);
+        a.iter().map(|x| x.to_string()).collect::<Vec<String>>()
+    };
+    fn args(v: &[String]) -> Vec<&str> {
+        v.iter().map(String::as_str).collect()
+    }
+    let (out, tr) = (dir.join("r.jsonl"), dir.join("t.jsonl"));
+    ok(&args(&run(&out, &tr, &[])));
+    let want_trace = read(&tr);
+    let want = stable(&out);
+    // A run killed after 11 records, its trace ahead by a game and a half.
+    let rec_text = read(&out);
+    let recs: Vec<&str> = rec_text.lines().collect();
+    let kept: String = rec_text
+        .lines()
+        .take(11)
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let (o2, t2) = (dir.join("r2.jsonl"), dir.join("t2.jsonl"));
+    std::fs::write(&o2, format!("{kept}{}", &recs[11][..40])).unwrap();
+    let games_lines: usize = want[..12]
+        .iter()
+        .map(|r| r["moves"].as_u64().unwrap() as usize)
+        .sum();
+    let partial: String = want_trace
+        .lines()
+        .take(games_lines + 2)
+        .map(|l| format!("{l}\n"))
+        .collect();
+    std::fs::write(&t2, format!("{partial}{{\"seed\":1")).unwrap();
+    let said = ok(&args(&run(&o2, &t2, &["--resume"])));
+    assert!(said.contains("kept 11 games"), "{said}");
+    assert_eq!(read(&t2), want_trace);
+    assert_eq!(stable(&o2), want);
+
+    // Refusals, each leaving both files as they were.
+    let (o3, t3) = (dir.join("r3.jsonl"), dir.join("t3.jsonl"));
+    std::fs::write(&o3, &kept).unwrap();
+    let short: String = want_trace
+        .lines()
+        .take(20)
+        .map(|l| format!("{l}\n"))
+        .collect();
+    std::fs::write(&t3, &short).unwrap();
+    fails(
+        &args(&run(&o3, &t3, &["--resume"])),
+        &[
+            "--trace",
+            "t3.jsonl",
+            "does not hold the moves of game",
+            "nothing was changed",
+        ],
+    );
+    assert_eq!(read(&o3), kept);
+    assert_eq!(read(&t3), short);
+    // Another run's trace (other seeds).
+    let other = ok(&["trace", "--games", "20", "--seed-start", "500"]);
+    std::fs::write(&t3, &other).unwrap();
+    fails(
+        &args(&run(&o3, &t3, &["--resume"])),
+        &["t3.jsonl", "not this run's trace"],
+    );
+    assert_eq!(read(&t3), other);
+    // A tampered move: the hash differs.
+    let mut lines: Vec<String> = want_trace.lines().map(str::to_string).collect();
+    let mut v: Value = serde_json::from_str(&lines[3]).unwrap();
+    let c = v["column"].as_u64().unwrap();
+    v["column"] = Value::from((c + 1) % 7);
+    lines[3] = serde_json::to_string(&v).unwrap();
+    let bad: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    std::fs::write(&t3, &bad).unwrap();
+    fails(
+        &args(&run(&o3, &t3, &["--resume"])),
+        &["t3.jsonl", "trajectorySha256", "nothing was changed"],
+    );
+    assert_eq!(read(&t3), bad);
+    // Not a trace at all.
+    std::fs::write(&t3, "hello\n").unwrap();
+    fails(
+        &args(&run(&o3, &t3, &["--resume"])),
+        &["t3.jsonl", "not a trace line"],
+    );
+    // A non-empty trace without --resume or --force; the same file twice.
+    fails(
+        &args(&run(&dir.join("fresh.jsonl"), &t3, &[])),
+        &["--trace", "t3.jsonl", "not empty", "--force"],
+    );
+    assert_eq!(read(&t3), "hello\n");
+    fails(
+        &args(&run(&o3, &o3, &[])),
+        &["--trace and --out name the same file", "r3.jsonl"],
+    );
+    assert_eq!(read(&o3), kept);
+}
+
+/// Spawns `drop7 args` with piped output.
+fn spawn(args: &[&str]) -> Child {
+    drop7_cmd()
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+/// Waits for `child` (a hang guard, not a timing check: 60 s).
+fn finish(mut child: Child) -> Output {
+    let t = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if t.elapsed() > Duration::from_secs(60) {
+            let _ = child.kill();
+            panic!("drop7 did not stop");
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    child.wait_with_output().unwrap()
+}
+
+fn signal(child: &Child, sig: &str) {
+    let ok = Command::new("kill")
+        .args([&format!("-{sig}"), &child.id().to_string()])
+        .status()
+        .unwrap()
+        .success();
+    assert!(ok);
+}
+
+/// A full disk (`/dev/full`) or a file-size limit (`prlimit --fsize`, EFBIG)
+/// while writing `--out` or `--trace`: exit 1, one error naming the file;
+/// `--resume` then continues to an uninterrupted run's records and trace.
+#[test]
+fn write_failures_end_the_run_resumably() {
+    let dir = scratch("full");
+    fails(
+        &["play", "--games", "50", "--out", "/dev/full"],
+        &["writing --out /dev/full", "No space left on device"],
+    );
+    fails(
+        &["play", "--games", "50", "--trace", "/dev/full"],
+        &["writing --trace /dev/full", "No space left on device"],
+    );
+    let base = ["play", "--games", "400", "--policy", "random", "--quiet"];
+    let (want_r, want_t) = (dir.join("want.jsonl"), dir.join("want.trace"));
+    let mut a = base.to_vec();
+    a.extend(["--out", s(&want_r), "--trace", s(&want_t)]);
+    ok(&a);
+    // Limits that land inside the record file (records only) and inside the
+    // trace (records and trace).
+    for (k, (limit, with_trace)) in [
+        (9000, false),
+        (150_000, false),
+        (60_000, true),
+        (400_000, true),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let (r, t) = (
+            dir.join(format!("r{k}.jsonl")),
+            dir.join(format!("t{k}.trace")),
+        );
+        let mut a = base.to_vec();
+        a.extend(["--out", s(&r)]);
+        if with_trace {
+            a.extend(["--trace", s(&t)]);
+        }
+        let o = Command::new("prlimit")
+            .arg(format!("--fsize={limit}"))
+            .arg(env!("CARGO_BIN_EXE_drop7"))
+            .args(&a)
+            .env_remove("DROP7_GRAVITY")
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "limit {limit}: {err}");
+        let named = if with_trace { s(&t) } else { s(&r) };
+        assert!(
+            err.contains(named) && err.contains("File too large") && err.contains("--resume"),
+            "limit {limit}: {err}"
+        );
+        a.push("--resume");
+        ok(&a);
+        assert_eq!(stable(&r), stable(&want_r), "limit {limit}");
+        if with_trace {
+            assert_eq!(read(&t), read(&want_t), "limit {limit}");
+        }
+    }
+}
+
+/// SIGINT or SIGTERM to a very long `play` started in the background: it
+/// stops promptly with 130/143 and a file of complete records in seed order
+/// that `--resume` continues (interrupted again here).
+#[test]
+fn a_long_play_stops_on_sigint_and_sigterm() {
+    let dir = scratch("sig");
+    let out = dir.join("long.jsonl");
+    let tr = dir.join("long.trace");
+    for (k, (sig, code)) in [("INT", 130), ("TERM", 143), ("INT", 130)]
+        .into_iter()
+        .enumerate()
+    {
+        let mut a = vec!["play", "--games", "100000000", "--out", s(&out)];
+        a.extend(["--trace", s(&tr)]);
+        if k > 0 {
+            a.push("--resume");
+        }
+        let child = spawn(&a);
+        let t = Instant::now();
+        // Wait until records are being written (a hang guard of 60 s).
+        let grown = |len: u64| std::fs::metadata(&out).map(|m| m.len()).unwrap_or(0) > len;
+        let before = std::fs::metadata(&out).map(|m| m.len()).unwrap_or(0);
+        while !grown(before + 20_000) && t.elapsed() < Duration::from_secs(60) {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        signal(&child, sig);
+        let o = finish(child);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(code), "SIG{sig}: {err}");
+        assert!(
+            err.contains(&format!("interrupted by SIG{sig}"))
+                && err.contains("games done")
+                && err.contains("resume with:"),
+            "{err}"
+        );
+        // Complete records of consecutive seeds from 1, each with its lines.
+        let text = read(&out);
+        assert!(text.ends_with('\n'));
+        for (i, l) in text.lines().enumerate() {
+            let v: Value = serde_json::from_str(l).unwrap();
+            assert_eq!(v["seed"], format!("0x{:08x}", i + 1));
+        }
+        let trace = read(&tr);
+        let lines = trace.lines().count();
+        let moves: u64 = stable(&out)
+            .iter()
+            .map(|r| r["moves"].as_u64().unwrap())
+            .sum();
+        assert_eq!(
+            lines as u64, moves,
+            "the trace holds exactly the records' games"
+        );
+    }
+}
+
+/// SIGINT (Ctrl-C) or SIGTERM of a long `decide` (depth 6, 7 strata: minutes
+/// of work) ends it at once with 130/143 and one line saying so.
+#[test]
+fn a_long_decide_stops_on_sigint_and_sigterm() {
+    for (sig, code) in [("INT", 130), ("TERM", 143)] {
+        let child = spawn(&[
+            "decide",
+            "--depth",
+            "6",
+            "--strata",
+            "7",
+            "--board",
+            "0000000000000000000000000000000000000000008888888",
+            "--next",
+            "3",
+            "--rise",
+            "5",
+        ]);
+        std::thread::sleep(Duration::from_millis(700));
+        signal(&child, sig);
+        let o = finish(child);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(code), "SIG{sig}: {err}");
+        assert!(
+            err.contains(&format!("interrupted by SIG{sig}: drop7 decide stopped")),
+            "{err}"
+        );
+        assert!(o.stdout.is_empty());
+    }
+}
