@@ -38,18 +38,31 @@ def play(
     *,
     max_moves: int = DEFAULT_MAX_MOVES,
     driver: str = "headless",
-    table: str = "sa:65536:4",
+    table: Optional[str] = None,
     max_work: Optional[int] = None,
     as_frame: bool = False,
 ) -> Any:
     """Plays one whole game per seed and returns the per-game records.
 
-    The records are those of ``drop7 play --out`` (same keys, same values),
-    in the order of ``seeds``, whatever ``threads`` is: a list of dicts, or
-    with ``as_frame=True`` a pandas ``DataFrame`` with one row per game.
-    ``policy`` is ``"center"``, ``"random"``, ``"fair"`` (depth 4, 5 strata)
-    or ``"fair:dDsS"``; ``threads=0`` uses every core. The GIL is released
-    while the games run.
+    The games run on the core library's cohort runner, the code path of
+    ``drop7 play --out``: for the same policy, seeds and options the records
+    are the CLI's, every field (see ``GameRecord`` in ``__init__.pyi``;
+    only the wall-clock fields ``wallMs`` and ``decisionMsP50/P95/P99`` and
+    ``engineVersion`` may differ), in the order of ``seeds`` whatever
+    ``threads`` is: a list of dicts, or with ``as_frame=True`` a pandas
+    ``DataFrame`` with one row per game.
+
+    ``policy`` is ``"center"``, ``"random"``, ``"greedy"`` (test data),
+    ``"fair"`` (depth 4, 5 strata) or ``"fair:dDsS"``. ``seeds`` is any
+    iterable of integers in 0..2**32-1; when they are consecutive (as in a
+    ``drop7 play --seed-start S --games N`` run) the records also carry
+    ``cohortSeedStart`` and ``cohortGames``, otherwise these keys are
+    absent. ``threads=0`` uses every core; a fair run with fewer games than
+    threads splits each decision over the spare ones (same actions, search
+    counters of a table may then differ from run to run), as the CLI does.
+    ``table`` (fair policies) defaults as ``drop7 play --table`` does:
+    ``"sa:65536:4"``, from depth 5 ``"sa:1048576:4"``. The GIL is released
+    while the games run; Ctrl-C stops the run and raises ``KeyboardInterrupt``.
 
     Raises ``ValueError`` for an unknown policy, driver or table, or a seed
     outside 0..2**32-1; ``TypeError`` when ``seeds`` is not an iterable of

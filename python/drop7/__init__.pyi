@@ -158,18 +158,37 @@ def decide(
 def leaf(position: PositionLike) -> float:
     """The fair leaf's value of a position (search.md §4), as `drop7 leaf`."""
 
-class GameRecord(TypedDict):
+class GameRecord(TypedDict, total=False):
+    """One game's record, as `drop7 play --out` writes it (formats.md "Game
+    record"); keys in this order. Fields marked "fair" are absent for the
+    other policies."""
+
     seed: str  # "0x…" (8 hex digits)
-    policy: str
-    driver: str
+    policy: str  # "center", "random", "greedy", "fair:dDsS"
+    driver: str  # "headless" or "stream"
     score: int
     moves: int
-    levels: int
-    clears: int
-    reveals: int
-    chainMaxDepth: int
+    levels: int  # 1 + successful rises
+    clears: int  # moves that paid the 70,000 clear bonus
+    reveals: int  # gray discs revealed
+    chainMaxDepth: int  # deepest wave (0 if nothing popped)
     terminalReason: Literal["blocked-rise", "no-legal-column", "move-cap"]
-    censored: bool
+    censored: bool  # stopped by the move cap
+    ruleset: str  # "drop7-hardcore-5-v1"
+    table: str  # fair: the transposition table, e.g. "sa:65536:4"
+    maxWork: int  # fair: effective work budget per decision
+    maxMoves: int  # the move cap
+    cohortSeedStart: str  # first seed ("0x…"); only when the seeds are consecutive
+    cohortGames: int  # number of seeds; only when the seeds are consecutive
+    engineVersion: str  # e.g. "drop7 0.2.0"
+    chainMeanDepth: Optional[float]  # mean deepest wave over the moves that popped; absent if none did
+    work: int  # fair: search work summed over the game's decisions
+    nodes: int  # fair: search nodes summed over the game's decisions
+    wallMs: float  # wall time of the game, ms (differs between runs)
+    decisionMsP50: Optional[float]  # fair: decision latency percentiles, ms (nearest rank); None otherwise
+    decisionMsP95: Optional[float]
+    decisionMsP99: Optional[float]
+    trajectorySha256: str  # SHA-256 hex over (column digit + 49-character board) per move
 
 @overload
 def play(
@@ -179,10 +198,21 @@ def play(
     *,
     max_moves: int = 2000,
     driver: str = "headless",
-    table: str = "sa:65536:4",
+    table: Optional[str] = None,
     max_work: Optional[int] = None,
     as_frame: Literal[False] = False,
-) -> List[GameRecord]: ...
+) -> List[GameRecord]:
+    """One whole game per seed; the records of `drop7 play --out` for the
+    same policy, seeds and options (every field; only ``wallMs``,
+    ``decisionMs*`` and ``engineVersion`` may differ), in ``seeds`` order
+    whatever ``threads`` is. ``policy``: "center", "random", "greedy"
+    (test data), "fair" (d4s5) or "fair:dDsS". ``seeds``: any iterable of
+    integers 0..2**32-1 (consecutive seeds also give ``cohortSeedStart`` /
+    ``cohortGames``). ``threads=0``: every core; a fair run with fewer
+    games than threads splits each decision, as `drop7 play` does.
+    ``table`` defaults as `drop7 play --table` (sa:65536:4, or sa:1048576:4
+    from depth 5). Releases the GIL; Ctrl-C stops the run (KeyboardInterrupt). Raises ValueError (unknown policy,
+    driver or table, seed out of range), TypeError (seeds not integers)."""
 @overload
 def play(
     policy: str,
@@ -191,11 +221,11 @@ def play(
     *,
     max_moves: int = 2000,
     driver: str = "headless",
-    table: str = "sa:65536:4",
+    table: Optional[str] = None,
     max_work: Optional[int] = None,
     as_frame: Literal[True],
 ) -> Any:
-    """pandas.DataFrame, one row per game."""
+    """pandas.DataFrame, one row per game (columns as GameRecord)."""
 
 class IllegalMove(gymnasium.error.InvalidAction, ValueError):
     """An action that is not a legal column."""

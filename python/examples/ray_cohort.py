@@ -2,8 +2,9 @@
 
 Each Ray task plays one shard of consecutive seeds with ``drop7.play`` on
 one thread; the shards come back in seed order and are written as JSON lines,
-the same records as ``drop7 play --out`` for the same seeds (the games share
-nothing, so the split does not change any result).
+the same records as ``drop7 play --out`` for the same seeds, every field but
+the wall-clock ones (the games share nothing, so the split does not change
+any result).
 
     python examples/ray_cohort.py --policy random --seed-start 1 --games 10000 --out games.jsonl
 
@@ -34,7 +35,7 @@ def parse_seed(text: str) -> int:
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--policy", default="center", help="center, random, fair or fair:dDsS")
+    p.add_argument("--policy", default="center", help="center, random, greedy, fair or fair:dDsS")
     p.add_argument("--seed-start", type=parse_seed, default=1, help="first seed (decimal or 0x hex)")
     p.add_argument("--games", type=int, default=1000)
     p.add_argument("--max-moves", type=int, default=drop7.DEFAULT_MAX_MOVES)
@@ -57,6 +58,11 @@ def main(argv=None) -> int:
         for lo, hi in zip(bounds, bounds[1:])
     ]
     records = [r for shard in ray.get(futures) for r in shard]
+    # Every record names the whole cohort, as every shard of `drop7 play
+    # --shard I/N` does (drop7.play names the seeds it was given).
+    for r in records:
+        r["cohortSeedStart"] = f"0x{a.seed_start % 2**32:08x}"
+        r["cohortGames"] = a.games
     elapsed = time.perf_counter() - t0
     with open(a.out, "w") as f:
         for r in records:

@@ -2,7 +2,7 @@
 //!
 //! Everything here wraps the core library's public API: [`drop7::game::Game`]
 //! for single games, [`drop7::search::FairSearch`] for `decide`,
-//! [`drop7::leaf::FairLeaf`] for `leaf`, [`drop7::runner::play_game`] for
+//! [`drop7::leaf::FairLeaf`] for `leaf`, [`drop7::runner::run_seeds_with`] for
 //! `play`, and a batch of games stepped in one call for the vector
 //! environment. The pure-Python half (`python/drop7/`) adds the Gymnasium
 //! environments, the pandas frame and the docs users read
@@ -11,21 +11,22 @@
 //! Long calls (`decide`, `play`, vector steps) release the GIL. Bad input
 //! raises `ValueError` / `TypeError` naming what and where; nothing panics.
 
-use std::sync::Mutex;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
 
 use drop7::board::{Board, CELLS, SIZE, format_cells, parse_cells};
 use drop7::formats::GameRecord;
 use drop7::game::{DriverKind, Game as CoreGame, GameState, TerminalReason};
 use drop7::gravity::{GravityChoice, GravityPath, Portable};
 use drop7::leaf::FairLeaf;
-use drop7::player::{FairPolicy, FairSpec, TableSpec};
+use drop7::player::{FairSpec, TableSpec};
 use drop7::position::{DROPS_PER_LEVEL, Position};
-use drop7::runner::{CenterPolicy, PackedEngine, Policy, RandomParityPolicy, RunLabels, play_game};
+use drop7::runner::{CohortConfig, PackedEngine, RunControl, RunLabels, run_seeds_with};
+use drop7::runspec::{FairSettings, PolicyName, record_template, seed_range, stamp_record};
 use drop7::search::{Decision, FairSearch};
 use numpy::ndarray::{Array1, Array2, Array3};
 use numpy::{IntoPyArray, PyArray1, PyArray2, PyArray3, PyReadonlyArray1, PyUntypedArrayMethods};
-use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyString};
 
@@ -520,57 +521,15 @@ fn leaf(py: Python<'_>, position: &Bound<'_, PyAny>) -> PyResult<f64> {
     Ok(FairLeaf::value(&pos))
 }
 
-/// Plays `seeds` with one policy per worker thread, records in `seeds` order.
-fn run_seeds<P: Policy, F: Fn() -> P + Sync, G: drop7::gravity::Gravity>(
-    gravity: G,
-    make: F,
-    seeds: &[u32],
-    threads: usize,
-    labels: &RunLabels,
-    max_moves: u32,
-) -> Vec<GameRecord> {
-    let engine = PackedEngine(gravity);
-    let workers = threads.clamp(1, seeds.len().max(1));
-    if workers == 1 {
-        let mut p = make();
-        return seeds
-            .iter()
-            .map(|&s| play_game(engine, &mut p, labels, s, max_moves))
-            .collect();
-    }
-    let cursor = AtomicUsize::new(0);
-    let done: Mutex<Vec<(usize, Vec<GameRecord>)>> = Mutex::new(Vec::new());
-    let batch = 16usize;
-    std::thread::scope(|scope| {
-        for _ in 0..workers {
-            scope.spawn(|| {
-                let mut p = make();
-                loop {
-                    let first = cursor.fetch_add(batch, Ordering::Relaxed);
-                    if first >= seeds.len() {
-                        break;
-                    }
-                    let end = seeds.len().min(first + batch);
-                    let recs: Vec<GameRecord> = seeds[first..end]
-                        .iter()
-                        .map(|&s| play_game(engine, &mut p, labels, s, max_moves))
-                        .collect();
-                    done.lock().expect("no worker panics").push((first, recs));
-                }
-            });
-        }
-    });
-    let mut parts = done.into_inner().expect("no worker panics");
-    parts.sort_unstable_by_key(|(first, _)| *first);
-    parts.into_iter().flat_map(|(_, r)| r).collect()
-}
-
-/// Plays one game per seed; returns the records of `drop7 play --out` as
-/// one JSON array text (the Python side parses it, keeping key order).
+/// Plays one game per seed with the core runner (the code path of `drop7
+/// play --out`: the same policy specs, policy construction, per-game detail
+/// and run-level fields); returns the records as one JSON array text (the
+/// Python side parses it, keeping key order). `cohortSeedStart` /
+/// `cohortGames` are present when `seeds` are consecutive, as in a `drop7
+/// play` run; absent otherwise.
 #[pyfunction]
-#[pyo3(signature = (policy, seeds, threads = 0, max_moves = DEFAULT_MAX_MOVES, driver = "headless", table = "sa:65536:4", max_work = None))]
-// The table prototype is cloned per worker; `NoTable` happens to be `Copy`.
-#[allow(clippy::too_many_arguments, clippy::clone_on_copy)]
+#[pyo3(signature = (policy, seeds, threads = 0, max_moves = DEFAULT_MAX_MOVES, driver = "headless", table = None, max_work = None))]
+#[allow(clippy::too_many_arguments)]
 fn play_json(
     py: Python<'_>,
     policy: &str,
@@ -578,33 +537,26 @@ fn play_json(
     threads: usize,
     max_moves: u32,
     driver: &str,
-    table: &str,
+    table: Option<&str>,
     max_work: Option<u64>,
 ) -> PyResult<String> {
-    enum Pol {
-        Center,
-        Random,
-        Fair(FairSpec),
-    }
-    let pol = match policy {
-        "center" => Pol::Center,
-        "random" => Pol::Random,
-        s if s.starts_with("fair") => Pol::Fair(
-            s.parse::<FairSpec>()
-                .map_err(|e| value_error(format!("policy: {e}")))?,
-        ),
-        other => {
-            return Err(value_error(format!(
-                "unknown policy {other:?} (expected \"center\", \"random\", \"fair\" or \"fair:dDsS\")"
-            )));
+    let name: PolicyName = policy.parse().map_err(|e| {
+        if policy.starts_with("d7p:") {
+            value_error(format!(
+                "policy {policy:?}: D7P engines are played by the CLI only (drop7 play --policy d7p:COMMAND)"
+            ))
+        } else {
+            value_error(format!("policy: {e}"))
         }
-    };
+    })?;
     let kind = parse_driver(driver)?;
     if max_moves == 0 {
         return Err(value_error("max_moves must be at least 1"));
     }
-    let table = parse_table(table)?;
-    let mut list = Vec::new();
+    let table = match table {
+        Some(t) => parse_table(t)?,
+        None => name.default_table(),
+    };
     if seeds.is_instance_of::<PyString>() {
         return Err(PyTypeError::new_err(
             "seeds must be an iterable of integers (e.g. range(1, 1001)), not a string",
@@ -616,8 +568,12 @@ fn play_json(
             type_name(seeds)
         ))
     })?;
+    let mut list = Vec::new();
     for (i, s) in iter.enumerate() {
         list.push(seed_from(&s?, &format!("seeds[{i}]"))?);
+    }
+    if list.is_empty() {
+        return Ok("[]".to_string());
     }
     let threads = if threads == 0 {
         drop7::runner::available_threads()
@@ -626,37 +582,62 @@ fn play_json(
     };
     let path = gravity_path()?;
     let labels = RunLabels {
-        policy: match pol {
-            Pol::Center => "center".into(),
-            Pol::Random => "random".into(),
-            Pol::Fair(f) => f.to_string(),
-        },
+        policy: name.to_string(),
         driver: kind,
     };
-    let recs = py.detach(|| {
-        drop7::with_gravity!(path, |g| match pol {
-            Pol::Center => run_seeds(g, || CenterPolicy, &list, threads, &labels, max_moves),
-            Pol::Random => run_seeds(
-                g,
-                RandomParityPolicy::default,
-                &list,
-                threads,
-                &labels,
-                max_moves
-            ),
-            Pol::Fair(f) => {
-                let config = f.config(max_work);
-                drop7::with_table!(table, |t| run_seeds(
-                    g,
-                    || FairPolicy::new(FairSearch::new(FairLeaf, t.clone(), g, config)),
-                    &list,
-                    threads,
-                    &labels,
-                    max_moves
-                ))
+    let fair = FairSettings {
+        table,
+        max_work,
+        search_gravity: path,
+        search_threads: name.search_threads(list.len() as u64, threads),
+    };
+    let template = record_template(
+        &labels,
+        name.fair().map(|f| (f, &fair)),
+        max_moves,
+        seed_range(&list),
+        None,
+    );
+    let cfg = CohortConfig {
+        seed_start: list[0],
+        games: list.len() as u64,
+        max_moves,
+        threads,
+        labels,
+    };
+    // The games run on a thread of their own, without the GIL; this thread
+    // checks for signals (Ctrl-C) every 50 ms and stops the run on one.
+    let stop = AtomicBool::new(false);
+    let ctl = RunControl {
+        detail: true,
+        stop: Some(&stop),
+        moves: None,
+    };
+    let mut recs: Vec<GameRecord> = Vec::with_capacity(list.len());
+    std::thread::scope(|scope| -> PyResult<()> {
+        let run = scope.spawn(|| {
+            drop7::with_gravity!(path, |g| drop7::with_builtin_policy!(name, fair, |make| {
+                run_seeds_with(PackedEngine(g), make, &list, &cfg, &ctl, |mut rec| {
+                    stamp_record(&mut rec, &template);
+                    recs.push(rec);
+                    Ok(())
+                })
+            }))
+        });
+        while !run.is_finished() {
+            py.detach(|| std::thread::sleep(Duration::from_millis(50)));
+            if let Err(e) = py.check_signals() {
+                stop.store(true, Ordering::Relaxed);
+                let _ = py.detach(|| run.join());
+                return Err(e);
             }
-        })
-    });
+        }
+        match run.join() {
+            Ok(Ok(_)) => Ok(()),
+            Ok(Err(e)) => Err(value_error(format!("play: {e}"))),
+            Err(_) => Err(PyRuntimeError::new_err("play: a worker thread panicked")),
+        }
+    })?;
     serde_json::to_string(&recs).map_err(|e| value_error(format!("records: {e}")))
 }
 

@@ -92,6 +92,14 @@ async function settled(page, moves) {
 
 const message = (page) => page.textContent("[data-testid=message]");
 
+/** Whether the page state `s` differs from trace line `l` (board, score, level, moves to the rise, game over); logs it under `what` unless null. */
+function differs(s, l, what) {
+  const pick = (x) => JSON.stringify({ board: x.board, score: x.score, level: x.level, movesRemaining: x.movesRemaining, gameOver: x.gameOver });
+  if (pick(s) === pick(l)) return false;
+  if (what) console.error(`${what}: got ${pick(s)} want ${pick(l)}`);
+  return true;
+}
+
 // Games of the fair player at d1s1, seeds 1-6 (about 300 moves in all).
 const GAMES = 6;
 let gamesCache;
@@ -132,13 +140,7 @@ test("200+ moves by clicking match drop7 trace, then game over refuses clicks", 
     for (const l of lines) {
       await page.click(`[data-testid=drop-${l.column}]`);
       await settled(page, l.move);
-      const s = await read(page);
-      const want = { board: l.board, score: l.score, level: l.level, movesRemaining: l.movesRemaining, gameOver: l.gameOver };
-      const got = { board: s.board, score: s.score, level: s.level, movesRemaining: s.movesRemaining, gameOver: s.gameOver };
-      if (JSON.stringify(got) !== JSON.stringify(want)) {
-        if (mismatches < 3) console.error(`seed ${l.seed} move ${l.move}: got ${JSON.stringify(got)} want ${JSON.stringify(want)}`);
-        mismatches++;
-      }
+      if (differs(await read(page), l, mismatches < 3 ? `seed ${l.seed} move ${l.move}` : null)) mismatches++;
       if (i === 3 && l.move === 40) await page.screenshot({ path: `${SHOTS}/mid-game.png` });
     }
     assert.equal(lines.at(-1).gameOver, true);
@@ -389,12 +391,7 @@ test("a dropped scripted round is played in latent mode, matching the golden lat
     await page.click(`[data-testid=drop-${l.column}]`);
     await settled(page, l.move);
     const s = await read(page);
-    const want = { board: l.board, score: l.score, level: l.level, movesRemaining: l.movesRemaining, gameOver: l.gameOver };
-    const got = { board: s.board, score: s.score, level: s.level, movesRemaining: s.movesRemaining, gameOver: s.gameOver };
-    if (JSON.stringify(got) !== JSON.stringify(want)) {
-      if (mismatches < 3) console.error(`round move ${l.move}: got ${JSON.stringify(got)} want ${JSON.stringify(want)}`);
-      mismatches++;
-    }
+    if (differs(s, l, mismatches < 3 ? `round move ${l.move}` : null)) mismatches++;
     if (!l.gameOver) assert.equal(s.next, String(round.discs[l.move]), `next disc after move ${l.move}`);
     if (l.move === 12) await page.screenshot({ path: `${SHOTS}/round.png` });
   }

@@ -79,13 +79,23 @@ test("golden search roots through WebAssembly", () => {
   assert.equal(mismatches, 0);
 });
 
-test("golden latent games replayed as tapes through WebAssembly", () => {
+/** The 24 golden latent games (trajectories-latent.jsonl), each a list of trace lines. */
+function latentGames() {
   const text = gunzipSync(readFileSync(here("../testdata/trajectories-latent.jsonl.gz"))).toString("utf8");
   const games = [];
   for (const l of text.split("\n").filter(Boolean).map((x) => JSON.parse(x))) {
     if (l.move === 1) games.push([]);
     games.at(-1).push(l);
   }
+  return games;
+}
+
+/** Whether a page state equals a golden line's board, score, level, moves to the rise and game-over flag. */
+const sameState = (s, l) => s.board === l.board && s.score === l.score && s.level === l.level &&
+  s.movesRemaining === l.movesRemaining && s.gameOver === l.gameOver;
+
+test("golden latent games replayed as tapes through WebAssembly", () => {
+  const games = latentGames();
   let mismatches = 0;
   let moves = 0;
   for (const g of games) {
@@ -104,7 +114,7 @@ test("golden latent games replayed as tapes through WebAssembly", () => {
       const s = r.steps[k].state;
       const l = g[k];
       moves++;
-      if (s.board !== l.board || s.score !== l.score || s.level !== l.level || s.movesRemaining !== l.movesRemaining || s.gameOver !== l.gameOver) mismatches++;
+      if (!sameState(s, l)) mismatches++;
     }
   }
   console.log(`trajectories-latent.jsonl: ${games.length} games as tapes, ${moves} moves, ${mismatches} mismatches`);
@@ -113,12 +123,7 @@ test("golden latent games replayed as tapes through WebAssembly", () => {
 });
 
 test("golden latent games played as scripted rounds through WebAssembly", () => {
-  const text = gunzipSync(readFileSync(here("../testdata/trajectories-latent.jsonl.gz"))).toString("utf8");
-  const games = [];
-  for (const l of text.split("\n").filter(Boolean).map((x) => JSON.parse(x))) {
-    if (l.move === 1) games.push([]);
-    games.at(-1).push(l);
-  }
+  const games = latentGames();
   let mismatches = 0;
   let moves = 0;
   for (const g of games) {
@@ -126,7 +131,7 @@ test("golden latent games played as scripted rounds through WebAssembly", () => 
     for (const l of g) {
       moves++;
       const s = JSON.parse(game.play(l.column)).state;
-      if (s.board !== l.board || s.score !== l.score || s.level !== l.level || s.movesRemaining !== l.movesRemaining || s.gameOver !== l.gameOver) mismatches++;
+      if (!sameState(s, l)) mismatches++;
     }
     game.free();
   }

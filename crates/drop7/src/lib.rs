@@ -20,6 +20,7 @@ pub mod reference;
 pub mod rng;
 pub mod round;
 pub mod runner;
+pub mod runspec;
 pub mod search;
 pub mod strata;
 pub mod table;

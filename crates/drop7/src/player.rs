@@ -87,6 +87,12 @@ impl fmt::Display for TableSpec {
 #[error("{0}")]
 pub struct SpecError(String);
 
+impl SpecError {
+    pub(crate) fn new(msg: String) -> Self {
+        SpecError(msg)
+    }
+}
+
 /// Largest table size accepted, in entries (2^26: under 3 GB of slots).
 pub const MAX_TABLE_ENTRIES: usize = 1 << 26;
 

@@ -56,6 +56,83 @@ pub fn parse_record_line(line: &str) -> Result<GameRecord, RecordError> {
     Ok(rec)
 }
 
+/// One line of a record file, as [`RecordLines`] reads it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RecordLine<'a> {
+    /// 1-based line number.
+    pub number: u64,
+    /// The line's bytes without its `\n`.
+    pub bytes: &'a [u8],
+    /// Whether the line ends with `\n` (only an interrupted last line does not).
+    pub complete: bool,
+    /// Bytes the line takes in the file, its `\n` included.
+    pub len: u64,
+}
+
+impl<'a> RecordLine<'a> {
+    /// The line as text, `None` when it is not UTF-8.
+    pub fn text(&self) -> Option<&'a str> {
+        std::str::from_utf8(self.bytes).ok()
+    }
+}
+
+/// The one reader of record files (`summary`, `compare`, `merge`, `play
+/// --resume`): line by line, without a length limit, reporting an
+/// unfinished last line (no `\n`: an interrupted run) as not `complete`
+/// rather than dropping it. Parse each line with [`parse_record_line`].
+///
+/// ```
+/// use drop7::records::RecordLines;
+/// let mut r = RecordLines::new(&b"{\"a\":1}\n{\"b\""[..]);
+/// let first = r.next_line().unwrap().unwrap();
+/// assert_eq!((first.number, first.text(), first.complete, first.len), (1, Some("{\"a\":1}"), true, 8));
+/// let last = r.next_line().unwrap().unwrap();
+/// assert_eq!((last.number, last.complete), (2, false));
+/// assert!(r.next_line().unwrap().is_none());
+/// ```
+#[derive(Debug)]
+pub struct RecordLines<R> {
+    reader: R,
+    buf: Vec<u8>,
+    number: u64,
+}
+
+impl<R: std::io::BufRead> RecordLines<R> {
+    /// Reads the lines of `reader`.
+    pub fn new(reader: R) -> Self {
+        RecordLines {
+            reader,
+            buf: Vec::new(),
+            number: 0,
+        }
+    }
+
+    /// The next line; `Ok(None)` at the end of the file.
+    ///
+    /// # Errors
+    /// An I/O error of the reader.
+    pub fn next_line(&mut self) -> std::io::Result<Option<RecordLine<'_>>> {
+        self.buf.clear();
+        let n = self.reader.read_until(b'\n', &mut self.buf)?;
+        if n == 0 {
+            return Ok(None);
+        }
+        self.number += 1;
+        let complete = self.buf.last() == Some(&b'\n');
+        let bytes = if complete {
+            &self.buf[..n - 1]
+        } else {
+            &self.buf[..]
+        };
+        Ok(Some(RecordLine {
+            number: self.number,
+            bytes,
+            complete,
+            len: n as u64,
+        }))
+    }
+}
+
 /// The record's seed as a u32.
 ///
 /// # Errors

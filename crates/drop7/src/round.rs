@@ -13,11 +13,10 @@
 use serde_json::Value;
 
 use crate::board::SIZE;
-use crate::cascade::WaveStats;
-use crate::formats::{GameRecord, StopReason};
-use crate::game::TerminalReason;
+use crate::cascade::{Wave, WaveSink, WaveStats};
+use crate::formats::GameRecord;
 use crate::latent::{CoreEngine, TrackedGame};
-use crate::runner::{EngineGame, GameOutcome, Policy, RunLabels};
+use crate::runner::{EngineGame, GameOutcome, MoveHooks, Policy, RunLabels, play_moves};
 use crate::tape::Tape;
 
 /// The format string of a scripted round.
@@ -176,6 +175,33 @@ fn first_legal<G: EngineGame>(game: &G) -> Option<usize> {
     (0..SIZE).find(|&c| b.is_legal(c))
 }
 
+/// The hooks of [`play_round`]: an illegal or missing choice is counted and
+/// replaced by the first legal column.
+#[derive(Default)]
+struct RoundHooks {
+    stats: WaveStats,
+    illegal: u32,
+}
+
+impl WaveSink for RoundHooks {
+    #[inline]
+    fn push(&mut self, wave: Wave) {
+        self.stats.push(wave);
+    }
+}
+
+impl<G: EngineGame> MoveHooks<G> for RoundHooks {
+    fn choose<P: Policy>(&mut self, policy: &mut P, game: &G) -> Option<usize> {
+        match policy.choose_in(game) {
+            Some(c) if c < SIZE && game.position().board.is_legal(c) => Some(c),
+            _ => {
+                self.illegal += 1;
+                first_legal(game)
+            }
+        }
+    }
+}
+
 /// Plays `round` with `policy` on `engine` (spec: formats.md "Scripted round").
 pub fn play_round<E: CoreEngine, P: Policy>(
     engine: E,
@@ -185,50 +211,13 @@ pub fn play_round<E: CoreEngine, P: Policy>(
 ) -> RoundResult {
     let mut game = round.start(engine);
     policy.new_game(round.generator_seed);
-    let mut stats = WaveStats::default();
-    let (mut clears, mut illegal) = (0u32, 0u32);
-    let mut reason = StopReason::MoveCap;
-    while game.moves_played() < round.maximum_moves {
-        let pos = game.position();
-        let column = match policy.choose_in(&game) {
-            Some(c) if c < SIZE && pos.board.is_legal(c) => c,
-            _ => {
-                illegal += 1;
-                match first_legal(&game) {
-                    Some(c) => c,
-                    None => {
-                        reason = StopReason::NoLegalColumn;
-                        break;
-                    }
-                }
-            }
-        };
-        let Ok(s) = game.play_move(column, &mut stats) else {
-            reason = StopReason::NoLegalColumn;
-            break;
-        };
-        clears += u32::from(s.cleared_board);
-        if let Some(t) = s.terminal {
-            reason = match t {
-                TerminalReason::BlockedRise => StopReason::BlockedRise,
-                TerminalReason::NoLegalColumn => StopReason::NoLegalColumn,
-            };
-            break;
-        }
-    }
-    let mut record = GameOutcome {
-        seed: round.generator_seed,
-        score: game.score(),
-        moves: game.moves_played(),
-        levels: game.level(),
-        clears,
-        stats,
-        reason,
-    }
-    .record(labels);
+    let mut hooks = RoundHooks::default();
+    let end = play_moves(&mut game, policy, round.maximum_moves, &mut hooks)
+        .expect("a round is never stopped");
+    let mut record = GameOutcome::of(round.generator_seed, &game, end, hooks.stats).record(labels);
     record.driver = "latent".to_string();
     record.round = Some(round.id.clone());
-    record.illegal_choices = Some(illegal);
+    record.illegal_choices = Some(hooks.illegal);
     let mut tape = Tape::of_game(&game);
     tape.round = Some(round.id.clone());
     tape.policy = Some(labels.policy.clone());

@@ -235,6 +235,101 @@ impl GameOutcome {
     }
 }
 
+/// What a whole-game loop does beyond choosing and playing. Every game loop
+/// of the crate ([`play_game_outcome`], [`play_game_detailed`],
+/// [`trace_game`], [`crate::round::play_round`]) is [`play_moves`] with hooks
+/// of its own; the hooks are the moves' wave sink, and the defaults cost
+/// nothing (the allocation-free loop of the benchmarks is the default hooks
+/// on [`WaveStats`]).
+pub trait MoveHooks<G: EngineGame>: WaveSink {
+    /// Raised: the game is abandoned before its next move.
+    #[inline]
+    fn stopped(&self) -> bool {
+        false
+    }
+    /// The column to play; `None` ends the game with `no-legal-column`. By
+    /// default the policy's choice (a scripted round replaces an illegal one).
+    #[inline]
+    fn choose<P: Policy>(&mut self, policy: &mut P, game: &G) -> Option<usize> {
+        policy.choose_in(game)
+    }
+    /// After each move; `game` is the game after it.
+    #[inline]
+    fn after_move(&mut self, _game: &G, _column: usize, _summary: &MoveSummary) {}
+}
+
+impl<G: EngineGame> MoveHooks<G> for WaveStats {}
+
+/// How a game loop ended: the moves that paid a clear bonus, and why it stopped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LoopEnd {
+    /// Moves that paid a clear bonus.
+    pub clears: u32,
+    /// Why the game stopped.
+    pub reason: StopReason,
+}
+
+/// Plays `game` with `policy` until it ends or has `max_moves` moves
+/// (`move-cap`), through `hooks` (the moves' wave sink, the choice, a stop
+/// check). `None` when `hooks` raised its stop before the game ended.
+#[inline]
+pub fn play_moves<G: EngineGame, P: Policy, H: MoveHooks<G>>(
+    game: &mut G,
+    policy: &mut P,
+    max_moves: u32,
+    hooks: &mut H,
+) -> Option<LoopEnd> {
+    let mut clears = 0u32;
+    while game.moves_played() < max_moves {
+        if hooks.stopped() {
+            return None;
+        }
+        // `None` is unreachable for a built-in policy: a live game always
+        // has a legal column.
+        let Some(column) = hooks.choose(policy, game) else {
+            return Some(LoopEnd {
+                clears,
+                reason: StopReason::NoLegalColumn,
+            });
+        };
+        let Ok(s) = game.play_move(column, hooks) else {
+            return Some(LoopEnd {
+                clears,
+                reason: StopReason::NoLegalColumn,
+            });
+        };
+        hooks.after_move(game, column, &s);
+        clears += u32::from(s.cleared_board);
+        if let Some(t) = s.terminal {
+            let reason = match t {
+                TerminalReason::BlockedRise => StopReason::BlockedRise,
+                TerminalReason::NoLegalColumn => StopReason::NoLegalColumn,
+            };
+            return Some(LoopEnd { clears, reason });
+        }
+    }
+    Some(LoopEnd {
+        clears,
+        reason: StopReason::MoveCap,
+    })
+}
+
+impl GameOutcome {
+    /// The outcome of `game` (seed `seed`) whose loop ended with `end`, its
+    /// waves summed in `stats`.
+    pub fn of<G: EngineGame>(seed: u32, game: &G, end: LoopEnd, stats: WaveStats) -> GameOutcome {
+        GameOutcome {
+            seed,
+            score: game.score(),
+            moves: game.moves_played(),
+            levels: game.level(),
+            clears: end.clears,
+            stats,
+            reason: end.reason,
+        }
+    }
+}
+
 /// Plays one whole game of `seed` with `driver` to game over or `max_moves`
 /// moves; allocation-free (the benchmark loop and the parity figures use it).
 #[inline]
@@ -248,36 +343,9 @@ pub fn play_game_outcome<E: Engine, P: Policy>(
     let mut game = engine.start(driver.driver(seed));
     policy.new_game(seed);
     let mut stats = WaveStats::default();
-    let mut clears = 0u32;
-    let mut reason = StopReason::MoveCap;
-    while game.moves_played() < max_moves {
-        let Some(column) = policy.choose_in(&game) else {
-            // Unreachable: a live game always has a legal column.
-            reason = StopReason::NoLegalColumn;
-            break;
-        };
-        let Ok(s) = game.play_move(column, &mut stats) else {
-            reason = StopReason::NoLegalColumn;
-            break;
-        };
-        clears += u32::from(s.cleared_board);
-        if let Some(t) = s.terminal {
-            reason = match t {
-                TerminalReason::BlockedRise => StopReason::BlockedRise,
-                TerminalReason::NoLegalColumn => StopReason::NoLegalColumn,
-            };
-            break;
-        }
-    }
-    GameOutcome {
-        seed,
-        score: game.score(),
-        moves: game.moves_played(),
-        levels: game.level(),
-        clears,
-        stats,
-        reason,
-    }
+    let end = play_moves(&mut game, policy, max_moves, &mut stats)
+        .expect("the default hooks never stop a game");
+    GameOutcome::of(seed, &game, end, stats)
 }
 
 /// Plays one whole game of `seed` to game over or `max_moves` moves.
@@ -312,18 +380,55 @@ impl RunControl<'_> {
     }
 }
 
-/// Wave statistics plus the current move's deepest wave.
-#[derive(Default)]
-struct DetailSink {
+/// The hooks of [`play_game_detailed`]: wave statistics, the current move's
+/// deepest wave, the trajectory hash, search counters and decision latencies.
+struct DetailHooks<'c, 'a> {
+    ctl: &'c RunControl<'a>,
     stats: WaveStats,
     move_depth: u32,
+    hash: crate::records::TrajectoryHash,
+    popping_moves: u64,
+    depth_sum: u64,
+    work: u64,
+    nodes: u64,
+    searched: bool,
+    latencies: Vec<f64>,
 }
 
-impl WaveSink for DetailSink {
+impl WaveSink for DetailHooks<'_, '_> {
     #[inline]
     fn push(&mut self, wave: Wave) {
         self.stats.push(wave);
         self.move_depth = self.move_depth.max(wave.depth);
+    }
+}
+
+impl<G: EngineGame> MoveHooks<G> for DetailHooks<'_, '_> {
+    fn stopped(&self) -> bool {
+        self.ctl.stopped()
+    }
+    fn choose<P: Policy>(&mut self, policy: &mut P, game: &G) -> Option<usize> {
+        let t = Instant::now();
+        let choice = policy.choose_in(game);
+        if let Some(s) = policy.last_search() {
+            self.latencies
+                .push(round_us(t.elapsed().as_secs_f64() * 1e3));
+            self.work += s.work;
+            self.nodes += s.nodes;
+            self.searched = true;
+        }
+        self.move_depth = 0;
+        choice
+    }
+    fn after_move(&mut self, game: &G, column: usize, _summary: &MoveSummary) {
+        if let Some(m) = self.ctl.moves {
+            m.fetch_add(1, Ordering::Relaxed);
+        }
+        self.hash.push(column, &game.position().board);
+        if self.move_depth > 0 {
+            self.popping_moves += 1;
+            self.depth_sum += u64::from(self.move_depth);
+        }
     }
 }
 
@@ -332,8 +437,9 @@ impl WaveSink for DetailSink {
 /// `trajectorySha256`, `wallMs`, and for searching policies `work`, `nodes`
 /// and the decision latencies `decisionMsP50/P95/P99` (nearest rank over the
 /// game's decisions). The run-level fields (`table`, `maxWork`, cohort, shard)
-/// are the caller's. `None` when `ctl.stop` was raised before the game ended
-/// (the game is abandoned; a resumed run replays it).
+/// are the caller's (see [`crate::runspec::stamp_record`]). `None` when
+/// `ctl.stop` was raised before the game ended (the game is abandoned; a
+/// resumed run replays it).
 pub fn play_game_detailed<E: Engine, P: Policy>(
     engine: E,
     policy: &mut P,
@@ -345,69 +451,30 @@ pub fn play_game_detailed<E: Engine, P: Policy>(
     let started = Instant::now();
     let mut game = engine.start(labels.driver.driver(seed));
     policy.new_game(seed);
-    let mut sink = DetailSink::default();
-    let mut hash = crate::records::TrajectoryHash::default();
-    let (mut clears, mut popping_moves, mut depth_sum) = (0u32, 0u64, 0u64);
-    let (mut work, mut nodes) = (0u64, 0u64);
-    let mut searched = false;
-    let mut latencies: Vec<f64> = Vec::new();
-    let mut reason = StopReason::MoveCap;
-    while game.moves_played() < max_moves {
-        if ctl.stopped() {
-            return None;
-        }
-        let t = Instant::now();
-        let choice = policy.choose_in(&game);
-        if let Some(s) = policy.last_search() {
-            latencies.push(round_us(t.elapsed().as_secs_f64() * 1e3));
-            work += s.work;
-            nodes += s.nodes;
-            searched = true;
-        }
-        let Some(column) = choice else {
-            reason = StopReason::NoLegalColumn;
-            break;
-        };
-        sink.move_depth = 0;
-        let Ok(s) = game.play_move(column, &mut sink) else {
-            reason = StopReason::NoLegalColumn;
-            break;
-        };
-        if let Some(m) = ctl.moves {
-            m.fetch_add(1, Ordering::Relaxed);
-        }
-        hash.push(column, &game.position().board);
-        if sink.move_depth > 0 {
-            popping_moves += 1;
-            depth_sum += u64::from(sink.move_depth);
-        }
-        clears += u32::from(s.cleared_board);
-        if let Some(t) = s.terminal {
-            reason = match t {
-                TerminalReason::BlockedRise => StopReason::BlockedRise,
-                TerminalReason::NoLegalColumn => StopReason::NoLegalColumn,
-            };
-            break;
-        }
-    }
-    let mut rec = GameOutcome {
-        seed,
-        score: game.score(),
-        moves: game.moves_played(),
-        levels: game.level(),
-        clears,
-        stats: sink.stats,
-        reason,
-    }
-    .record(labels);
+    let mut h = DetailHooks {
+        ctl,
+        stats: WaveStats::default(),
+        move_depth: 0,
+        hash: crate::records::TrajectoryHash::default(),
+        popping_moves: 0,
+        depth_sum: 0,
+        work: 0,
+        nodes: 0,
+        searched: false,
+        latencies: Vec::new(),
+    };
+    let end = play_moves(&mut game, policy, max_moves, &mut h)?;
+    let mut rec = GameOutcome::of(seed, &game, end, h.stats).record(labels);
     rec.ruleset = Some(crate::records::RULESET.to_string());
     rec.max_moves = Some(max_moves);
     rec.engine_version = Some(crate::records::ENGINE_VERSION.to_string());
-    rec.chain_mean_depth = (popping_moves > 0).then(|| depth_sum as f64 / popping_moves as f64);
-    rec.trajectory_sha256 = Some(hash.finish());
-    if searched {
-        rec.work = Some(work);
-        rec.nodes = Some(nodes);
+    rec.chain_mean_depth =
+        (h.popping_moves > 0).then(|| h.depth_sum as f64 / h.popping_moves as f64);
+    rec.trajectory_sha256 = Some(h.hash.finish());
+    if h.searched {
+        rec.work = Some(h.work);
+        rec.nodes = Some(h.nodes);
+        let mut latencies = h.latencies;
         latencies.sort_by(f64::total_cmp);
         if !latencies.is_empty() {
             let q = |p| Some(crate::records::nearest_rank(&latencies, p));
@@ -621,6 +688,66 @@ pub fn run_cohort_with<E, P, F>(
     make_policy: F,
     cfg: &CohortConfig,
     ctl: &RunControl<'_>,
+    on_record: impl FnMut(GameRecord) -> io::Result<()>,
+) -> io::Result<CohortSummary>
+where
+    E: Engine,
+    P: Policy,
+    F: Fn() -> P + Sync,
+{
+    let start = cfg.seed_start;
+    run_games(
+        engine,
+        make_policy,
+        cfg,
+        &|i| nth_seed(start, i),
+        ctl,
+        on_record,
+    )
+}
+
+/// [`run_cohort_with`] over a list of seeds (any order, repeats allowed):
+/// game `i` has seed `seeds[i]`, and the records come in list order, whatever
+/// the thread count. `cfg.seed_start` and `cfg.games` are not used (the
+/// games are `seeds`).
+///
+/// # Errors
+/// The first error of `on_record`; the workers then stop after their current game.
+pub fn run_seeds_with<E, P, F>(
+    engine: E,
+    make_policy: F,
+    seeds: &[u32],
+    cfg: &CohortConfig,
+    ctl: &RunControl<'_>,
+    on_record: impl FnMut(GameRecord) -> io::Result<()>,
+) -> io::Result<CohortSummary>
+where
+    E: Engine,
+    P: Policy,
+    F: Fn() -> P + Sync,
+{
+    let cfg = CohortConfig {
+        games: seeds.len() as u64,
+        ..cfg.clone()
+    };
+    run_games(
+        engine,
+        make_policy,
+        &cfg,
+        &|i| seeds[i as usize],
+        ctl,
+        on_record,
+    )
+}
+
+/// The cohort loop of [`run_cohort_with`] and [`run_seeds_with`]: game `i`
+/// (`i < cfg.games`) has seed `seed_of(i)`.
+fn run_games<E, P, F>(
+    engine: E,
+    make_policy: F,
+    cfg: &CohortConfig,
+    seed_of: &(dyn Fn(u64) -> u32 + Sync),
+    ctl: &RunControl<'_>,
     mut on_record: impl FnMut(GameRecord) -> io::Result<()>,
 ) -> io::Result<CohortSummary>
 where
@@ -666,7 +793,7 @@ where
     if threads == 1 {
         let mut policy = make_policy();
         for i in 0..cfg.games {
-            let seed = nth_seed(cfg.seed_start, i);
+            let seed = seed_of(i);
             match play_one(&mut policy, seed) {
                 ControlFlow::Continue(rec) => emit(rec)?,
                 ControlFlow::Break(()) => {
@@ -703,7 +830,7 @@ where
                         let t = Instant::now();
                         let mut recs: Vec<GameRecord> = Vec::new();
                         for i in first..end {
-                            let seed = nth_seed(cfg.seed_start, i);
+                            let seed = seed_of(i);
                             match play_one(&mut policy, seed) {
                                 ControlFlow::Continue(rec) => recs.push(rec),
                                 ControlFlow::Break(()) => break,
@@ -774,32 +901,33 @@ pub struct TraceExtras {
     pub terminal: Option<TerminalReason>,
 }
 
-/// Traces one game: one [`TraceRecord`] (and its [`TraceExtras`]) per move, to `emit`.
-pub fn trace_game<E: Engine, P: Policy>(
-    engine: E,
-    policy: &mut P,
-    driver: DriverKind,
+/// The hooks of [`trace_game`]: the move's waves and disc, one record per move.
+struct TraceHooks<F> {
     seed: u32,
-    max_moves: u32,
-    mut emit: impl FnMut(TraceRecord, TraceExtras),
-) {
-    let mut game = engine.start(driver.driver(seed));
-    policy.new_game(seed);
-    while game.moves_played() < max_moves {
-        let pos = game.position();
-        let Some(column) = policy.choose_in(&game) else {
-            break;
-        };
-        let mut waves = Vec::new();
-        let Ok(s) = game.play_move(column, &mut waves) else {
-            break;
-        };
+    disc: u8,
+    waves: Vec<Wave>,
+    emit: F,
+}
+
+impl<F> WaveSink for TraceHooks<F> {
+    #[inline]
+    fn push(&mut self, wave: Wave) {
+        self.waves.push(wave);
+    }
+}
+
+impl<G: EngineGame, F: FnMut(TraceRecord, TraceExtras)> MoveHooks<G> for TraceHooks<F> {
+    fn choose<P: Policy>(&mut self, policy: &mut P, game: &G) -> Option<usize> {
+        self.disc = game.position().next_disc;
+        policy.choose_in(game)
+    }
+    fn after_move(&mut self, game: &G, column: usize, s: &MoveSummary) {
         let after = game.position();
-        emit(
+        (self.emit)(
             TraceRecord {
-                seed,
+                seed: self.seed,
                 move_number: game.moves_played(),
-                disc: pos.next_disc,
+                disc: self.disc,
                 column,
                 score_delta: s.score_delta,
                 score: game.score(),
@@ -808,7 +936,7 @@ pub fn trace_game<E: Engine, P: Policy>(
                 game_over: after.game_over,
                 cleared_board: s.cleared_board,
                 level_advanced: s.level_advanced,
-                waves,
+                waves: std::mem::take(&mut self.waves),
                 board: format_cells(&after.board.to_cells()),
             },
             TraceExtras {
@@ -816,10 +944,27 @@ pub fn trace_game<E: Engine, P: Policy>(
                 terminal: s.terminal,
             },
         );
-        if after.game_over {
-            break;
-        }
     }
+}
+
+/// Traces one game: one [`TraceRecord`] (and its [`TraceExtras`]) per move, to `emit`.
+pub fn trace_game<E: Engine, P: Policy>(
+    engine: E,
+    policy: &mut P,
+    driver: DriverKind,
+    seed: u32,
+    max_moves: u32,
+    emit: impl FnMut(TraceRecord, TraceExtras),
+) {
+    let mut game = engine.start(driver.driver(seed));
+    policy.new_game(seed);
+    let mut hooks = TraceHooks {
+        seed,
+        disc: 0,
+        waves: Vec::new(),
+        emit,
+    };
+    play_moves(&mut game, policy, max_moves, &mut hooks);
 }
 
 #[cfg(test)]
@@ -875,6 +1020,41 @@ mod tests {
                 s.stats.moves,
                 want.iter().map(|r| u64::from(r.moves)).sum::<u64>()
             );
+        }
+    }
+
+    #[test]
+    fn seed_lists_in_list_order_whatever_the_threads() {
+        let seeds = [5, 1, 9, 1, u32::MAX, 0, 77];
+        let c = cfg(0, 1);
+        let want: Vec<GameRecord> = seeds
+            .iter()
+            .map(|&s| {
+                play_game(
+                    PackedEngine(Portable),
+                    &mut CenterPolicy,
+                    &c.labels,
+                    s,
+                    2000,
+                )
+            })
+            .collect();
+        for threads in [1, 3] {
+            let mut got = Vec::new();
+            let s = run_seeds_with(
+                PackedEngine(Portable),
+                || CenterPolicy,
+                &seeds,
+                &cfg(0, threads),
+                &RunControl::default(),
+                |r| {
+                    got.push(r);
+                    Ok(())
+                },
+            )
+            .unwrap();
+            assert_eq!(got, want, "{threads} threads");
+            assert_eq!(s.stats.games, seeds.len() as u64);
         }
     }
 

@@ -55,15 +55,7 @@ struct Record {
 }
 
 /// The golden counter fields, in the order of [`Record::counters`].
-const COUNTER_NAMES: [&str; 7] = [
-    "work",
-    "nodes",
-    "cacheHits",
-    "cacheEntries",
-    "evictions",
-    "leafCalls",
-    "moveCalls",
-];
+const COUNTER_NAMES: [&str; 7] = common::search::ALL_COUNTERS;
 
 fn u64_field(v: &Value, key: &str) -> u64 {
     v[key]

@@ -12,6 +12,7 @@
 
 use drop7::board::{CELLS, CRACKED, Cells, SIZE, SOLID};
 use drop7::game::{CLEAR_BONUS, LEVEL_BONUS};
+use drop7::reference::engine::{apply_gravity, run_length};
 use serde::Serialize;
 
 /// One picture of the board during a move.
@@ -64,42 +65,7 @@ impl MoveFrames {
 
 /// Formats cells as the 49-character trace board.
 pub fn board_text(cells: &Cells) -> String {
-    cells.iter().map(|&v| char::from(b'0' + v)).collect()
-}
-
-fn wave_points(depth: u32) -> u64 {
-    drop7::cascade::wave_points(depth)
-}
-
-fn run_length(b: &Cells, row: usize, col: usize, dr: isize, dc: isize) -> u8 {
-    let mut len = 1u8;
-    for sign in [-1isize, 1] {
-        let (mut r, mut c) = (row as isize + sign * dr, col as isize + sign * dc);
-        while (0..7).contains(&r) && (0..7).contains(&c) && b[(r * 7 + c) as usize] != 0 {
-            len += 1;
-            r += sign * dr;
-            c += sign * dc;
-        }
-    }
-    len
-}
-
-/// Gravity on the cells.
-fn fall(b: &mut Cells) {
-    for c in 0..SIZE {
-        let mut write = SIZE;
-        for r in (0..SIZE).rev() {
-            let i = r * SIZE + c;
-            if b[i] != 0 {
-                write -= 1;
-                let j = write * SIZE + c;
-                if j != i {
-                    b[j] = b[i];
-                    b[i] = 0;
-                }
-            }
-        }
-    }
+    drop7::board::format_cells(cells)
 }
 
 /// Resolves a cascade from `depth`; returns (points, waves).
@@ -152,7 +118,7 @@ fn cascade(
             }
             changed.push(i);
         }
-        points += popped.len() as u64 * wave_points(depth);
+        points += popped.len() as u64 * drop7::cascade::wave_points(depth);
         waves += 1;
         frames.push(Frame {
             kind: "pop",
@@ -161,7 +127,7 @@ fn cascade(
             popped,
             changed,
         });
-        fall(b);
+        apply_gravity(b);
         frames.push(Frame {
             kind: "fall",
             board: board_text(b),

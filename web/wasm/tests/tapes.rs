@@ -63,6 +63,21 @@ fn tape_of(round: &Value, lines: &[Value]) -> Value {
     })
 }
 
+/// A step's state and score against its golden latent trace line.
+fn check_step(s: &drop7_web::Step, l: &Value) {
+    let where_ = format!("{} {} move {}", l["roundId"], l["policy"], l["move"]);
+    assert_eq!(s.state.board, l["board"].as_str().unwrap(), "{where_}");
+    assert_eq!(json!(s.state.score), l["score"], "{where_}");
+    assert_eq!(json!(s.state.level), l["level"], "{where_}");
+    assert_eq!(
+        json!(s.state.moves_remaining),
+        l["movesRemaining"],
+        "{where_}"
+    );
+    assert_eq!(json!(s.state.game_over), l["gameOver"], "{where_}");
+    assert_eq!(json!(s.detail.score_delta), l["scoreDelta"], "{where_}");
+}
+
 #[test]
 fn latent_golden_games_replay_as_tapes() {
     let games = latent_games();
@@ -74,17 +89,7 @@ fn latent_golden_games_replay_as_tapes() {
         assert_eq!(r.failure, None, "{}", lines[0]["roundId"]);
         assert_eq!(r.steps.len(), lines.len());
         for (s, l) in r.steps.iter().zip(lines) {
-            let where_ = format!("{} {} move {}", l["roundId"], l["policy"], l["move"]);
-            assert_eq!(s.state.board, l["board"].as_str().unwrap(), "{where_}");
-            assert_eq!(json!(s.state.score), l["score"], "{where_}");
-            assert_eq!(json!(s.state.level), l["level"], "{where_}");
-            assert_eq!(
-                json!(s.state.moves_remaining),
-                l["movesRemaining"],
-                "{where_}"
-            );
-            assert_eq!(json!(s.state.game_over), l["gameOver"], "{where_}");
-            assert_eq!(json!(s.detail.score_delta), l["scoreDelta"], "{where_}");
+            check_step(s, l);
             moves += 1;
         }
     }
@@ -146,21 +151,11 @@ fn latent_golden_games_play_as_rounds() {
         let mut g = drop7_web::WebGame::round_from_text(&round.to_string()).unwrap();
         assert_eq!(g.round_id().as_deref(), round["id"].as_str());
         for l in lines {
-            let where_ = format!("{} {} move {}", l["roundId"], l["policy"], l["move"]);
             let s = g
                 .play_step(l["column"].as_u64().unwrap() as usize)
-                .unwrap_or_else(|e| panic!("{where_}: {e}"));
-            assert_eq!(s.state.board, l["board"].as_str().unwrap(), "{where_}");
-            assert_eq!(json!(s.state.score), l["score"], "{where_}");
-            assert_eq!(json!(s.state.level), l["level"], "{where_}");
-            assert_eq!(
-                json!(s.state.moves_remaining),
-                l["movesRemaining"],
-                "{where_}"
-            );
-            assert_eq!(json!(s.state.game_over), l["gameOver"], "{where_}");
-            assert_eq!(json!(s.detail.score_delta), l["scoreDelta"], "{where_}");
-            assert!(!s.detail.frames.is_empty(), "{where_}: no frames");
+                .unwrap_or_else(|e| panic!("{} move {}: {e}", l["roundId"], l["move"]));
+            check_step(&s, l);
+            assert!(!s.detail.frames.is_empty(), "move {}: no frames", l["move"]);
             moves += 1;
         }
         // Undo and restart keep the round's luck.

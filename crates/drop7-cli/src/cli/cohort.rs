@@ -5,14 +5,14 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::fs::File;
-use std::io::{self, BufRead, BufReader, BufWriter, Write};
+use std::io::{self, BufReader, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, anyhow, bail};
 use clap::Args;
 use drop7::formats::{GameRecord, StopReason, seed_hex};
 use drop7::records::{
-    identity_difference, parse_record_line, parse_shard, record_seed, shard_range,
+    RecordLines, identity_difference, parse_record_line, parse_shard, record_seed, shard_range,
 };
 use rand_chacha::ChaCha8Rng;
 use rand_chacha::rand_core::{RngCore, SeedableRng};
@@ -23,22 +23,17 @@ use serde_json::json;
 fn for_each_record(path: &Path, mut f: impl FnMut(u64, GameRecord) -> Result<()>) -> Result<u64> {
     let shown = path.display();
     let file = File::open(path).with_context(|| format!("cannot open {shown}"))?;
-    let mut reader = BufReader::with_capacity(1 << 16, file);
-    let mut buf = Vec::new();
+    let mut lines = RecordLines::new(BufReader::with_capacity(1 << 16, file));
     let mut line = 0u64;
-    loop {
-        buf.clear();
-        let n = reader
-            .read_until(b'\n', &mut buf)
-            .with_context(|| format!("cannot read {shown}"))?;
-        if n == 0 {
-            break;
-        }
-        line += 1;
-        let text = std::str::from_utf8(&buf)
-            .map_err(|_| anyhow!("{shown} line {line}: not UTF-8 text"))?;
-        let text = text.strip_suffix('\n').unwrap_or(text);
-        if buf.last() != Some(&b'\n') {
+    while let Some(l) = lines
+        .next_line()
+        .with_context(|| format!("cannot read {shown}"))?
+    {
+        line = l.number;
+        let text = l
+            .text()
+            .ok_or_else(|| anyhow!("{shown} line {line}: not UTF-8 text"))?;
+        if !l.complete {
             bail!(
                 "{shown} line {line}: incomplete last record (no newline): an interrupted run? finish it with play --resume"
             );

@@ -2,7 +2,7 @@
 //! `GameRecord`) to `--out` strictly in seed order, a human summary on stdout.
 
 use std::fs::{File, OpenOptions};
-use std::io::{self, BufRead, BufReader, BufWriter, IsTerminal, Seek, SeekFrom, Write};
+use std::io::{self, BufReader, BufWriter, IsTerminal, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
@@ -11,11 +11,14 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result, anyhow, bail};
 use clap::Args;
 use drop7::formats::{GameRecord, seed_hex};
-use drop7::records::{RULESET, identity_difference, parse_record_line, parse_shard, shard_range};
+use drop7::records::{
+    RecordLines, identity_difference, parse_record_line, parse_shard, shard_range,
+};
 use drop7::runner::{
     CohortConfig, CohortStats, CohortSummary, RunControl, RunLabels, available_threads, nth_seed,
     run_cohort_with,
 };
+use drop7::runspec::{record_template, stamp_record};
 use fs4::fs_std::FileExt;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use signal_hook::consts::{SIGINT, SIGTERM, SIGXFSZ};
@@ -88,27 +91,20 @@ const FLUSH_EVERY: Duration = Duration::from_millis(100);
 const BAR_DELAY: Duration = Duration::from_millis(800);
 
 /// The identity fields every record of this run carries (and a resumed file
-/// must carry): see `drop7::records::identity`.
+/// must carry): see `drop7::records::identity` and `drop7::runspec::record_template`.
 fn run_template(setup: &GameSetup, labels: &RunLabels, shard: Option<&str>) -> GameRecord {
-    let (table, max_work) = match setup.policy {
-        PolicySpec::Fair(f) => (
-            Some(setup.table.to_string()),
-            Some(f.config(setup.max_work).max_work),
-        ),
-        _ => (None, None),
+    let fair = match setup.policy {
+        PolicySpec::Fair(f) => Some(f),
+        _ => None,
     };
-    GameRecord {
-        policy: labels.policy.clone(),
-        driver: labels.driver.as_str().to_string(),
-        ruleset: Some(RULESET.to_string()),
-        table,
-        max_work,
-        max_moves: Some(setup.max_moves),
-        cohort_seed_start: Some(seed_hex(setup.seed_start)),
-        cohort_games: Some(setup.games),
-        shard: shard.map(str::to_string),
-        ..GameRecord::default()
-    }
+    let settings = setup.fair_settings();
+    record_template(
+        labels,
+        fair.map(|f| (f, &settings)),
+        setup.max_moves,
+        Some((setup.seed_start, setup.games)),
+        shard,
+    )
 }
 
 /// Runs `drop7 play`.
@@ -203,11 +199,8 @@ pub fn run(args: &PlayArgs) -> Result<()> {
         0 => available_threads(),
         t => t,
     };
-    if matches!(setup.policy, PolicySpec::Fair(_)) && cfg.games > 0 {
-        let games = usize::try_from(cfg.games).unwrap_or(usize::MAX);
-        if games < total_threads {
-            setup.search_threads = total_threads / games;
-        }
+    if let Ok(p) = setup.policy.builtin() {
+        setup.search_threads = p.search_threads(cfg.games, total_threads);
     }
     let signals = Signals::install()?;
     let fair = matches!(setup.policy, PolicySpec::Fair(_));
@@ -236,12 +229,7 @@ pub fn run(args: &PlayArgs) -> Result<()> {
                 .inspect_err(|_| failed_file.set(Some(Failed::Trace)))?;
         }
         if let Some(w) = writer.as_mut() {
-            rec.table.clone_from(&template.table);
-            rec.max_work = template.max_work;
-            rec.cohort_seed_start
-                .clone_from(&template.cohort_seed_start);
-            rec.cohort_games = template.cohort_games;
-            rec.shard.clone_from(&template.shard);
+            stamp_record(&mut rec, &template);
             line.clear();
             serde_json::to_writer(&mut line, &rec)?;
             line.push(b'\n');
@@ -631,20 +619,20 @@ fn open_out(
         bail!("--out {shown} is not a regular file: --resume needs one");
     }
     let mut kept = Kept::default();
-    let mut reader = BufReader::with_capacity(1 << 16, &file);
-    let mut buf = Vec::new();
+    let mut lines = RecordLines::new(BufReader::with_capacity(1 << 16, &file));
+    let mut tail = Vec::new();
     let mut pos = 0u64;
-    loop {
-        buf.clear();
-        let n = reader
-            .read_until(b'\n', &mut buf)
-            .with_context(|| format!("cannot read --out {shown} to resume"))?;
-        if n == 0 || buf.last() != Some(&b'\n') {
+    while let Some(l) = lines
+        .next_line()
+        .with_context(|| format!("cannot read --out {shown} to resume"))?
+    {
+        if !l.complete {
+            tail = l.bytes.to_vec();
             break;
         }
         let index = kept.stats.games;
         let line = index + 1;
-        let text = std::str::from_utf8(&buf[..n - 1]).unwrap_or("");
+        let text = l.text().unwrap_or("");
         let rec = match parse_record_line(text) {
             Ok(r) => r,
             Err(e) => bail!("--out {shown} line {line}: {e}; not resuming (nothing was changed)"),
@@ -678,17 +666,17 @@ fn open_out(
             t.game(&rec, line)?;
         }
         kept.stats.add(&rec);
-        pos += n as u64;
+        pos += l.len;
     }
     // Only an interrupted last record (no newline yet) may be dropped.
     const START: &[u8] = b"{\"seed\":\"0x";
-    if !(buf.starts_with(START) || START.starts_with(&buf)) {
+    if !(tail.starts_with(START) || START.starts_with(&tail)) {
         bail!(
             "--out {shown} ends with {} bytes that are not the start of a game record; not resuming (nothing was changed)",
-            buf.len()
+            tail.len()
         );
     }
-    drop(reader);
+    drop(lines);
     kept.dropped_bytes = len - pos;
     file.set_len(pos)
         .with_context(|| format!("cannot truncate --out {shown}"))?;

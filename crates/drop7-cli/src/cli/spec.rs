@@ -12,6 +12,7 @@ use drop7::formats::parse_seed;
 use drop7::game::DriverKind;
 use drop7::gravity::{GravityChoice, GravityPath};
 use drop7::player::{FairSpec, TableSpec};
+use drop7::runspec::{FairSettings, PolicyName};
 
 /// A policy named on the command line (`--policy`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -44,23 +45,48 @@ impl fmt::Display for PolicySpec {
 
 impl FromStr for PolicySpec {
     type Err = anyhow::Error;
+    /// The built-in policies as the core library parses them
+    /// ([`drop7::runspec::PolicyName`], shared with the Python package), plus
+    /// `d7p:COMMAND`.
     fn from_str(s: &str) -> Result<PolicySpec> {
-        match s {
-            "center" => Ok(PolicySpec::Center),
-            "random" => Ok(PolicySpec::Random),
-            "greedy" => Ok(PolicySpec::Greedy),
-            _ if s.starts_with("fair") => Ok(PolicySpec::Fair(s.parse().context("--policy")?)),
-            _ if s.starts_with("d7p:") => {
-                let cmd = s["d7p:".len()..].trim();
-                if cmd.is_empty() {
-                    bail!("--policy d7p:COMMAND needs a command (e.g. d7p:\"drop7 d7p\")");
-                }
-                // One command per run: leaked once so that the spec stays `Copy`.
-                Ok(PolicySpec::D7p(Box::leak(cmd.to_string().into_boxed_str())))
+        if let Some(cmd) = s.strip_prefix("d7p:") {
+            let cmd = cmd.trim();
+            if cmd.is_empty() {
+                bail!("--policy d7p:COMMAND needs a command (e.g. d7p:\"drop7 d7p\")");
             }
-            _ => bail!(
+            // One command per run: leaked once so that the spec stays `Copy`.
+            return Ok(PolicySpec::D7p(Box::leak(cmd.to_string().into_boxed_str())));
+        }
+        match s.parse::<PolicyName>() {
+            Ok(p) => Ok(p.into()),
+            Err(e) if s.starts_with("fair") => Err(anyhow::Error::new(e).context("--policy")),
+            Err(_) => bail!(
                 "unknown --policy {s:?} (expected center, random, greedy, fair, fair:dDsS or d7p:COMMAND)"
             ),
+        }
+    }
+}
+
+impl From<PolicyName> for PolicySpec {
+    fn from(p: PolicyName) -> PolicySpec {
+        match p {
+            PolicyName::Center => PolicySpec::Center,
+            PolicyName::Random => PolicySpec::Random,
+            PolicyName::Greedy => PolicySpec::Greedy,
+            PolicyName::Fair(f) => PolicySpec::Fair(f),
+        }
+    }
+}
+
+impl PolicySpec {
+    /// The core library's name of a built-in policy, or the command of a D7P one.
+    pub fn builtin(self) -> Result<PolicyName, &'static str> {
+        match self {
+            PolicySpec::Center => Ok(PolicyName::Center),
+            PolicySpec::Random => Ok(PolicyName::Random),
+            PolicySpec::Greedy => Ok(PolicyName::Greedy),
+            PolicySpec::Fair(f) => Ok(PolicyName::Fair(f)),
+            PolicySpec::D7p(cmd) => Err(cmd),
         }
     }
 }
@@ -193,10 +219,10 @@ impl GameArgs {
             bail!("--max-moves must be at least 1");
         }
         let engine = resolve_engine(&self.engine, self.gravity.as_deref())?;
-        let table: TableSpec = match (&self.table, policy) {
+        let table: TableSpec = match (&self.table, policy.builtin()) {
             (Some(t), _) => t.parse().context("--table")?,
-            (None, PolicySpec::Fair(f)) => TableSpec::default_for_depth(f.depth),
-            (None, _) => TableSpec::DEFAULT,
+            (None, Ok(p)) => p.default_table(),
+            (None, Err(_)) => TableSpec::DEFAULT,
         };
         let search_gravity = match engine {
             EngineSel::Packed(path) => path,
@@ -220,6 +246,18 @@ impl GameArgs {
             search_gravity,
             search_threads: 1,
         })
+    }
+}
+
+impl GameSetup {
+    /// How a fair policy of this setup searches.
+    pub fn fair_settings(&self) -> FairSettings {
+        FairSettings {
+            table: self.table,
+            max_work: self.max_work,
+            search_gravity: self.search_gravity,
+            search_threads: self.search_threads,
+        }
     }
 }
 
@@ -268,46 +306,20 @@ macro_rules! with_engine {
 
 /// Runs `$body` with `$make` bound to a policy factory (`Fn() -> P + Sync`)
 /// for the policy of a [`GameSetup`]; evaluates to `anyhow::Result<_>` of
-/// `$body`'s value. A fair policy is monomorphised per table type and gravity
-/// path; each worker clones the (empty) table prototype.
+/// `$body`'s value. The built-in policies are the core library's
+/// ([`drop7::with_builtin_policy!`], shared with the Python package); a D7P
+/// policy starts one engine per worker.
 macro_rules! with_policy {
     ($setup:expr, |$make:ident| $body:expr) => {
-        match $setup.policy {
-            $crate::cli::spec::PolicySpec::Center => {
-                let $make = || drop7::runner::CenterPolicy;
-                anyhow::Ok($body)
-            }
-            $crate::cli::spec::PolicySpec::Random => {
-                let $make = drop7::runner::RandomParityPolicy::default;
-                anyhow::Ok($body)
-            }
-            $crate::cli::spec::PolicySpec::Greedy => {
-                let $make = || drop7::policy::GreedyPolicy;
-                anyhow::Ok($body)
-            }
-            $crate::cli::spec::PolicySpec::D7p(cmd) => {
+        match $setup.policy.builtin() {
+            Err(cmd) => {
                 let timeout = $crate::cli::d7p::move_timeout()?;
                 let $make = move || $crate::cli::d7p::D7pPolicy::new(cmd, timeout);
                 anyhow::Ok($body)
             }
-            $crate::cli::spec::PolicySpec::Fair(fair) => {
-                let config = fair.config($setup.max_work);
-                drop7::with_gravity!($setup.search_gravity, |g| drop7::with_table!(
-                    $setup.table,
-                    |table| {
-                        let $make = || {
-                            drop7::parallel::ParallelSearch::new(
-                                drop7::search::FairSearch::new(
-                                    drop7::leaf::FairLeaf,
-                                    table.clone(),
-                                    g,
-                                    config,
-                                ),
-                                $setup.search_threads,
-                            )
-                        };
-                        anyhow::Ok($body)
-                    }
+            Ok(policy) => {
+                drop7::with_builtin_policy!(policy, $setup.fair_settings(), |$make| anyhow::Ok(
+                    $body
                 ))
             }
         }

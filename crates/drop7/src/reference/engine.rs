@@ -63,8 +63,10 @@ fn is_covered(v: u8) -> bool {
     v == SOLID || v == CRACKED
 }
 
-/// Length of the run of occupied cells through (row, col) along (dr, dc).
-fn run_length(b: &Cells, row: usize, col: usize, dr: isize, dc: isize) -> u8 {
+/// Length of the run of occupied cells through (row, col) along (dr, dc)
+/// (a numbered disc pops when its value equals the run of its row or column:
+/// rules.md §5).
+pub fn run_length(b: &Cells, row: usize, col: usize, dr: isize, dc: isize) -> u8 {
     let mut len = 1u8;
     for sign in [-1isize, 1] {
         let (mut r, mut c) = (row as isize + sign * dr, col as isize + sign * dc);
@@ -77,7 +79,8 @@ fn run_length(b: &Cells, row: usize, col: usize, dr: isize, dc: isize) -> u8 {
     len
 }
 
-fn apply_gravity(b: &mut Cells) {
+/// Gravity: every column's discs fall to the bottom, keeping their order.
+pub fn apply_gravity(b: &mut Cells) {
     for c in 0..SIZE {
         let stack: Vec<u8> = (0..SIZE)
             .rev()
