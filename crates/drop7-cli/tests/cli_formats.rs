@@ -488,6 +488,77 @@ fn d7p_stop_and_quit() {
     assert!(status.success());
 }
 
+/// Runs `drop7 d7p ARGS` on `input` (stdin then closed) with stdout to
+/// `stdout`; returns (exit code, stdout, stderr).
+fn d7p_session(args: &[&str], input: &str, stdout: Stdio) -> (Option<i32>, String, String) {
+    let mut child = Command::new(EXE)
+        .arg("d7p")
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(stdout)
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let input = input.to_string();
+    let w = std::thread::spawn(move || {
+        let _ = stdin.write_all(input.as_bytes());
+    });
+    let out = child.wait_with_output().unwrap();
+    w.join().unwrap();
+    (
+        out.status.code(),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+/// `quit` is handled in its turn: every command read before it is answered
+/// (handshake, `readyok`, errors); only a search pending when `quit` is read
+/// (a `go` not yet answered) stops without a `bestmove`.
+#[test]
+fn d7p_quit_answers_what_came_before() {
+    let (code, out, _) = d7p_session(&[], "d7p\nisready\nquit\nisready\n", Stdio::piped());
+    assert_eq!(code, Some(0));
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 5, "{out}");
+    assert_eq!(lines[3], "d7pok");
+    assert_eq!(lines[4], "readyok", "nothing after quit: {out}");
+    let (code, out, _) = d7p_session(&[], "garbage\nisready\nquit\n", Stdio::piped());
+    assert_eq!(code, Some(0));
+    assert_eq!(
+        out.lines().collect::<Vec<_>>(),
+        [
+            "info string error line 1: unknown command \"garbage\"",
+            "readyok"
+        ],
+        "{out}"
+    );
+    // A long search read before `quit`: the handshake before it is answered,
+    // the search stops at once without a bestmove.
+    let (code, out, _) = d7p_session(
+        &["--policy", "fair:d8s32", "--table", "none"],
+        "d7p\nposition startpos next 4 rise 5\ngo\nquit\n",
+        Stdio::piped(),
+    );
+    assert_eq!(code, Some(0));
+    assert!(out.contains("d7pok\n"), "{out}");
+    assert!(!out.contains("bestmove"), "{out}");
+}
+
+/// A failed stdout write (`/dev/full`) ends `drop7 d7p` with an error, exit 1.
+#[test]
+fn d7p_stdout_write_error() {
+    let full = std::fs::OpenOptions::new()
+        .write(true)
+        .open("/dev/full")
+        .unwrap();
+    let (code, _, err) = d7p_session(&[], "d7p\nisready\n", Stdio::from(full));
+    assert_eq!(code, Some(1), "{err}");
+    assert!(err.starts_with("error: writing to stdout: "), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+}
+
 /// `--policy d7p:"drop7 d7p …"` plays the same games as the built-in policy,
 /// for seeds and for rounds.
 #[test]
@@ -529,11 +600,18 @@ fn d7p_policy_equals_builtin() {
     }
 }
 
-/// A dead or silent engine never hangs a run: its failures are recorded.
+/// A dead or silent engine never hangs a run: one that fails its handshake
+/// before any game is an error (exit 1, one line naming the command); one
+/// that fails during the games is restarted, given up after 3 failures in a
+/// row (the rest plays the first legal column, counted), then exit 1.
 #[test]
 fn d7p_policy_dead_and_silent_engines() {
     let dir = scratch("d7p-dead");
-    for (cmd, name) in [("exit 3", "dead"), ("cat > /dev/null", "silent")] {
+    // (A dead engine is seen as "engine exited" or "engine input closed: …".)
+    for (cmd, name, why) in [
+        ("exit 3", "dead", "engine "),
+        ("cat > /dev/null", "silent", "engine silent for 150 ms"),
+    ] {
         let out = dir.join(format!("{name}.jsonl"));
         let o = Command::new(EXE)
             .args([
@@ -550,11 +628,47 @@ fn d7p_policy_dead_and_silent_engines() {
             .env("DROP7_D7P_TIMEOUT_MS", "150")
             .output()
             .unwrap();
-        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-        let rec = &jsonl(&out)[0];
-        assert_eq!(rec["moves"], 3);
-        assert_eq!(rec["engineFailures"], 3, "{name}: {rec}");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{name}: {err}");
+        assert_eq!(err.lines().count(), 1, "{name}: {err}");
+        assert!(
+            err.starts_with(&format!(
+                "error: d7p engine {cmd:?} failed its handshake: {why}"
+            )),
+            "{name}: {err}"
+        );
     }
+    // Answers the handshake, then dies at the first position.
+    let cmd = "read l; echo d7pok; read l; echo readyok; read l";
+    let out = dir.join("dies.jsonl");
+    let o = Command::new(EXE)
+        .args([
+            "play",
+            "--games",
+            "1",
+            "--max-moves",
+            "6",
+            "--policy",
+            &format!("d7p:{cmd}"),
+            "--out",
+            out.to_str().unwrap(),
+        ])
+        .env("DROP7_D7P_TIMEOUT_MS", "2000")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert_eq!(err.matches("restarting it").count(), 2, "{err}");
+    assert_eq!(err.matches("giving it up").count(), 1, "{err}");
+    assert!(
+        err.contains(&format!(
+            "error: d7p engine {cmd:?} failed 3 times in a row and was given up"
+        )),
+        "{err}"
+    );
+    let rec = &jsonl(&out)[0];
+    assert_eq!(rec["moves"], 6);
+    assert_eq!(rec["engineFailures"], 6, "{rec}");
     let o = Command::new(EXE)
         .args(["play", "--games", "1", "--policy", "d7p:true"])
         .env("DROP7_D7P_TIMEOUT_MS", "soon")

@@ -212,6 +212,37 @@ fn big_search_warns_before_it_starts() {
     assert_eq!(text(&o.stderr), "");
 }
 
+/// A full board has no legal column: `decide` answers action null, values
+/// null, completed depth 0 (search.md §4) without the budget warning.
+#[test]
+fn no_legal_column_answers_without_a_warning() {
+    let o = drop7_command()
+        .args([
+            "decide",
+            "--board",
+            "1111111111111111111111111111111111111111111111111",
+            "--next",
+            "2",
+            "--rise",
+            "2",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0));
+    assert_eq!(text(&o.stderr), "");
+    let d = &lines(&o)[0];
+    assert_eq!(d["action"], serde_json::Value::Null, "{d}");
+    assert_eq!(d["completedDepth"], 0, "{d}");
+    assert!(
+        d["values"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(serde_json::Value::is_null),
+        "{d}"
+    );
+}
+
 #[test]
 fn budget_without_a_completed_iteration_warns_of_the_fallback() {
     let o = run_with_input(

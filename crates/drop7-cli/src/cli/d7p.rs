@@ -2,16 +2,20 @@
 //!
 //! * `drop7 d7p [--policy P]`: a D7P engine on stdin/stdout. A reader thread
 //!   takes lines as they come and acts on `stop` (the running search answers
-//!   at once from its deepest completed iteration) and `quit` (exit at once);
-//!   every other command is handled in order by the main thread, after the
-//!   running search. Bad lines get `info string error line N: …` and change
-//!   nothing; the session always ends with exit status 0.
+//!   at once from its deepest completed iteration) and `quit` during a search
+//!   (a `go` read and not yet answered: that search stops and is not
+//!   answered); every command is handled in order by the main thread, after
+//!   the running search, so everything read before `quit` is answered. Bad
+//!   lines get `info string error line N: …` and change nothing; the session
+//!   ends with exit status 0 (1 when stdout cannot be written).
 //! * `--policy d7p:"COMMAND"` ([`D7pPolicy`]): an external D7P engine as a
 //!   policy, one process per worker, started with `sh -c COMMAND`, restarted
 //!   when it dies, with a per-move timeout (`DROP7_D7P_TIMEOUT_MS`, default
 //!   10,000 ms). A dead, silent or confused engine never hangs a run: the move
 //!   is played in the first legal column and counted (`engineFailures`,
-//!   `illegalChoices` in the game's record).
+//!   `illegalChoices` in the game's record). An engine that fails its
+//!   handshake before any game is an error; after 3 failures in a row the
+//!   engine is given up (the rest of the run plays the fallback, then exits 1).
 
 use std::collections::BTreeMap;
 use std::io::{self, BufRead, BufReader, Write};
@@ -62,20 +66,53 @@ enum Line {
     Bad(usize, String),
 }
 
-/// Writes whole lines to stdout (shared by the reader and the main thread).
+/// Writes whole lines to stdout (shared by the reader and the main thread),
+/// and counts the `go` commands read but not yet answered.
 #[derive(Clone)]
-struct Out(Arc<Mutex<io::Stdout>>);
+struct Out(Arc<Mutex<OutState>>);
+
+struct OutState {
+    stdout: io::Stdout,
+    /// `go` commands forwarded by the reader whose answer is not written yet.
+    unanswered: usize,
+    /// `quit` was read while a `go` was unanswered: that search ends without
+    /// a `bestmove` and the session ends there.
+    quitting: bool,
+}
 
 impl Out {
+    fn lock(&self) -> std::sync::MutexGuard<'_, OutState> {
+        self.0.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
     fn line(&self, text: &str) {
-        let guard = self.0.lock();
-        let mut o = match guard {
-            Ok(g) => g,
-            Err(p) => p.into_inner(),
-        };
-        // A closed stdout ends nothing here: the session still reads to the end.
-        let _ = writeln!(o, "{text}");
-        let _ = o.flush();
+        write_line(&mut self.lock(), text);
+    }
+
+    /// Writes the answer of a `go` and counts it answered (one lock, so the
+    /// reader never sees the answer written but the `go` still pending);
+    /// `false` (nothing written) when a `quit` came first.
+    fn answer(&self, text: &str) -> bool {
+        let mut g = self.lock();
+        if g.quitting {
+            return false;
+        }
+        write_line(&mut g, text);
+        g.unanswered = g.unanswered.saturating_sub(1);
+        true
+    }
+}
+
+/// A closed stdout (broken pipe) ends nothing here: the session still reads
+/// to the end. Any other write failure (a full disk, `/dev/full`) ends the
+/// engine with `error: writing to stdout: …`, exit status 1.
+fn write_line(g: &mut OutState, text: &str) {
+    let written = writeln!(g.stdout, "{text}").and_then(|()| g.stdout.flush());
+    if let Err(e) = written
+        && e.kind() != io::ErrorKind::BrokenPipe
+    {
+        eprintln!("error: writing to stdout: {e}");
+        std::process::exit(1);
     }
 }
 
@@ -101,13 +138,19 @@ fn reader(tx: mpsc::Sender<Line>, stop: Arc<AtomicBool>, out: Out) {
                 Err(_) => Line::Bad(n, "line is not UTF-8 text".into()),
                 Ok(t) => {
                     let t = t.trim();
-                    match t {
-                        "quit" => {
-                            // Hold the output lock so no line is cut in half.
-                            let _g = out.0.lock();
-                            std::process::exit(0);
+                    match parse_d7p_command(t) {
+                        Ok(D7pCommand::Quit) => {
+                            let mut g = out.lock();
+                            if g.unanswered > 0 {
+                                // During a search (a `go` read, its `bestmove`
+                                // not yet written): the search stops now and
+                                // is not answered; the commands before it are.
+                                g.quitting = true;
+                                stop.store(true, Ordering::SeqCst);
+                            }
                         }
-                        "stop" => stop.store(true, Ordering::SeqCst),
+                        Ok(D7pCommand::Stop) => stop.store(true, Ordering::SeqCst),
+                        Ok(D7pCommand::Go) => out.lock().unanswered += 1,
                         _ => {}
                     }
                     Line::Text(n, t.to_string())
@@ -201,7 +244,11 @@ fn serve(
     public: bool,
     stop: Arc<AtomicBool>,
 ) -> Result<()> {
-    let out = Out(Arc::new(Mutex::new(io::stdout())));
+    let out = Out(Arc::new(Mutex::new(OutState {
+        stdout: io::stdout(),
+        unanswered: 0,
+        quitting: false,
+    })));
     let (tx, rx) = mpsc::channel();
     {
         let (stop, out) = (stop.clone(), out.clone());
@@ -219,8 +266,8 @@ fn serve(
         let err = |msg: String| out.line(&format!("info string error line {n}: {msg}"));
         match parse_d7p_command(&text) {
             Err(e) => err(e),
-            // Handled by the reader thread (`quit` exits there).
-            Ok(D7pCommand::Quit) => {}
+            // Every command read before it is answered; the session ends.
+            Ok(D7pCommand::Quit) => return Ok(()),
             Ok(D7pCommand::Hello) => {
                 out.line(&format!(
                     "id name drop7 {} {name}",
@@ -232,10 +279,22 @@ fn serve(
             }
             Ok(D7pCommand::IsReady) => out.line("readyok"),
             // Idle: a stop that arrived after the search it was meant for.
-            Ok(D7pCommand::Stop) => stop.store(false, Ordering::SeqCst),
+            // (A pending `quit` keeps it set for the search it ends.)
+            Ok(D7pCommand::Stop) => {
+                let g = out.lock();
+                if !g.quitting {
+                    stop.store(false, Ordering::SeqCst);
+                }
+            }
             Ok(D7pCommand::Position(p)) => position = Some(p),
             Ok(D7pCommand::Go) => match position {
-                None => err("go before any position; send `position …` first".into()),
+                None => {
+                    if !out.answer(&format!(
+                        "info string error line {n}: go before any position; send `position …` first"
+                    )) {
+                        return Ok(());
+                    }
+                }
                 Some(pos) => {
                     let col = if pos.board.legal_mask() == 0 {
                         None
@@ -243,9 +302,12 @@ fn serve(
                         let mut info = |s: String| out.line(&s);
                         decide(&pos, &mut info)
                     };
-                    match col {
-                        Some(c) => out.line(&format!("bestmove {c}")),
-                        None => out.line("bestmove none"),
+                    let answer = match col {
+                        Some(c) => format!("bestmove {c}"),
+                        None => "bestmove none".to_string(),
+                    };
+                    if !out.answer(&answer) {
+                        return Ok(());
                     }
                 }
             },
@@ -361,12 +423,44 @@ impl Proc {
     }
 }
 
+/// Consecutive engine failures after which a [`D7pPolicy`] gives up.
+pub const MAX_CONSECUTIVE_FAILURES: u32 = 3;
+
+/// Set once any worker's engine failed [`MAX_CONSECUTIVE_FAILURES`] times in
+/// a row: from then on no engine is started and every move is the fallback.
+static GAVE_UP: AtomicBool = AtomicBool::new(false);
+
+/// Starts `cmd` once and checks its handshake (`d7p` … `d7pok`, `isready` …
+/// `readyok`) before any game: an engine that cannot run is an error.
+pub fn preflight(cmd: &str, timeout: Duration) -> Result<()> {
+    match Proc::start(cmd, timeout) {
+        Ok(p) => {
+            drop(p);
+            Ok(())
+        }
+        Err(e) => anyhow::bail!("d7p engine {cmd:?} failed its handshake: {e}"),
+    }
+}
+
+/// After the games' records are written: an error if an engine was given up.
+pub fn check_gave_up(cmd: &str) -> Result<()> {
+    if GAVE_UP.load(Ordering::SeqCst) {
+        anyhow::bail!(
+            "d7p engine {cmd:?} failed {MAX_CONSECUTIVE_FAILURES} times in a row and was given up: \
+             the moves after that played the first legal column (counted in engineFailures)"
+        );
+    }
+    Ok(())
+}
+
 /// An external D7P engine as a policy (one process per worker).
 pub struct D7pPolicy {
     cmd: &'static str,
     timeout: Duration,
     proc: Option<Proc>,
     seed: u32,
+    /// Failures since the last good answer.
+    failures_in_a_row: u32,
 }
 
 impl D7pPolicy {
@@ -377,6 +471,7 @@ impl D7pPolicy {
             timeout,
             proc: None,
             seed: 0,
+            failures_in_a_row: 0,
         }
     }
 
@@ -404,7 +499,16 @@ impl Policy for D7pPolicy {
 
     fn choose(&mut self, pos: &Position) -> Option<usize> {
         let first_legal = (0..7).find(|&c| pos.board.is_legal(c));
-        match self.ask(pos) {
+        if GAVE_UP.load(Ordering::SeqCst) {
+            self.proc = None;
+            count(self.seed, true);
+            return first_legal;
+        }
+        let answer = self.ask(pos);
+        if answer.is_ok() {
+            self.failures_in_a_row = 0;
+        }
+        match answer {
             Ok(Some(c)) if pos.board.is_legal(c) => Some(c),
             Ok(_) => {
                 if first_legal.is_some() {
@@ -413,9 +517,18 @@ impl Policy for D7pPolicy {
                 first_legal
             }
             Err(e) => {
-                eprintln!("warning: d7p engine {:?}: {e}; restarting it", self.cmd);
                 self.proc = None;
                 count(self.seed, true);
+                self.failures_in_a_row += 1;
+                if self.failures_in_a_row < MAX_CONSECUTIVE_FAILURES {
+                    eprintln!("warning: d7p engine {:?}: {e}; restarting it", self.cmd);
+                } else if !GAVE_UP.swap(true, Ordering::SeqCst) {
+                    eprintln!(
+                        "warning: d7p engine {:?}: {e}; {MAX_CONSECUTIVE_FAILURES} failures in a \
+                         row: giving it up, the remaining moves play the first legal column",
+                        self.cmd
+                    );
+                }
                 first_legal
             }
         }

@@ -177,7 +177,9 @@ fn decide_json<D: Decide>(
         None => d.decide_position(pos),
     };
     let ms = t0.elapsed().as_secs_f64() * 1e3;
-    if decision.completed_depth == 0 && !pos.game_over {
+    // A root with no legal column has no iteration to complete (search.md §4:
+    // action null, values null, depth 0): nothing to warn about.
+    if decision.completed_depth == 0 && !pos.game_over && pos.board.legal_mask() != 0 {
         eprintln!(
             "warning: line {line}: --max-work {} let no iteration complete: the action is \
              the fallback (first legal column of 3,2,4,1,5,0,6), values are null",

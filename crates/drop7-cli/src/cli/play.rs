@@ -353,7 +353,11 @@ pub fn run(args: &PlayArgs) -> Result<()> {
         }
         std::process::exit(if signal == SIGTERM { 143 } else { 130 });
     }
-    print_summary(&setup, &cfg, &kept, args, &summary).context("writing stdout")
+    print_summary(&setup, &cfg, &kept, args, &summary).context("writing stdout")?;
+    if let PolicySpec::D7p(cmd) = &setup.policy {
+        super::d7p::check_gave_up(cmd)?;
+    }
+    Ok(())
 }
 
 /// The command line that resumes this run (the same arguments plus `--resume`).

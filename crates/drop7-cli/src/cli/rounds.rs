@@ -304,6 +304,9 @@ pub fn run(
         writeln!(o, "trace      {}", t.display())?;
     }
     o.flush()?;
+    if let PolicySpec::D7p(cmd) = &setup.policy {
+        super::d7p::check_gave_up(cmd)?;
+    }
     Ok(())
 }
 

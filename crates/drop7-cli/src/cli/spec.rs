@@ -314,6 +314,7 @@ macro_rules! with_policy {
         match $setup.policy.builtin() {
             Err(cmd) => {
                 let timeout = $crate::cli::d7p::move_timeout()?;
+                $crate::cli::d7p::preflight(cmd, timeout)?;
                 let $make = move || $crate::cli::d7p::D7pPolicy::new(cmd, timeout);
                 anyhow::Ok($body)
             }

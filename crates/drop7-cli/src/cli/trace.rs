@@ -29,7 +29,11 @@ pub fn run(args: &TraceArgs) -> Result<()> {
         let mut policy = make();
         trace_all(engine, &mut policy, &setup, &mut out)
     }))??;
-    out.flush().context("writing stdout")
+    out.flush().context("writing stdout")?;
+    if let super::spec::PolicySpec::D7p(cmd) = &setup.policy {
+        super::d7p::check_gave_up(cmd)?;
+    }
+    Ok(())
 }
 
 fn trace_all<E: drop7::runner::Engine, P: Policy>(
