@@ -152,7 +152,7 @@ def decide(
     """The fair expectimax search's decision (spec: search.md), bit-identical
     to `drop7 decide` with the same options. ``depth`` 1-8, ``strata`` 1-32,
     ``table`` "none", "lru:C", "dm:N" or "sa:N[:W]"; ``max_work`` defaults to
-    W(D,S)+1 (never binds). Releases the GIL. Raises ValueError for options
+    W(D,S)+1 (never binds). Releases the GIL; Ctrl-C stops the search (KeyboardInterrupt). Raises ValueError for options
     out of range or a malformed position, TypeError for a wrong type."""
 
 def leaf(position: PositionLike) -> float:

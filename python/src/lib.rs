@@ -11,6 +11,7 @@
 //! Long calls (`decide`, `play`, vector steps) release the GIL. Bad input
 //! raises `ValueError` / `TypeError` naming what and where; nothing panics.
 
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
@@ -506,11 +507,29 @@ fn decide<'py>(
     let config = check_depth_strata(depth, strata)?.config(max_work);
     let table = parse_table(table)?;
     let path = gravity_path()?;
-    let d = py.detach(|| {
-        drop7::with_gravity!(path, |g| drop7::with_table!(table, |t| {
-            FairSearch::new(FairLeaf, t, g, config).decide(&pos)
-        }))
-    });
+    // The search runs on a thread of its own, without the GIL; this thread
+    // checks for signals (Ctrl-C) every 20 ms and stops the search on one.
+    let stop = Arc::new(AtomicBool::new(false));
+    let d = std::thread::scope(|scope| -> PyResult<Decision> {
+        let flag = Arc::clone(&stop);
+        let run = scope.spawn(move || {
+            drop7::with_gravity!(path, |g| drop7::with_table!(table, |t| {
+                let mut search = FairSearch::new(FairLeaf, t, g, config);
+                search.set_stop(Some(flag));
+                search.decide(&pos)
+            }))
+        });
+        while !run.is_finished() {
+            py.detach(|| std::thread::sleep(Duration::from_millis(20)));
+            if let Err(e) = py.check_signals() {
+                stop.store(true, Ordering::Relaxed);
+                let _ = py.detach(|| run.join());
+                return Err(e);
+            }
+        }
+        run.join()
+            .map_err(|_| PyRuntimeError::new_err("decide: the search thread panicked"))
+    })?;
     decision_dict(py, &d)
 }
 
