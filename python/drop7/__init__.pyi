@@ -253,7 +253,8 @@ class Drop7VectorEnv(VectorEnv):
     rewards float64 (N,); terminations, truncations bool (N,);
     ``info["action_mask"]`` bool (N, 7), ``info["seed"]`` uint32 (N,),
     ``info["score"]`` int64 (N,). ``reset(seed=s)``: env i plays seed s+i.
-    ``num_envs`` 1-1048576 (2**20; else ValueError)."""
+    ``num_envs`` 1-1048576 (2**20; else ValueError). ``step`` before the
+    first ``reset`` raises ``gymnasium.error.ResetNeeded``."""
 
     def __init__(
         self,
