@@ -152,8 +152,9 @@ def decide(
     """The fair expectimax search's decision (spec: search.md), bit-identical
     to `drop7 decide` with the same options. ``depth`` 1-8, ``strata`` 1-32,
     ``table`` "none", "lru:C", "dm:N" or "sa:N[:W]"; ``max_work`` defaults to
-    W(D,S)+1 (never binds). Releases the GIL. Raises ValueError for options
-    out of range or a malformed position, TypeError for a wrong type."""
+    W(D,S)+1 (never binds). Releases the GIL; Ctrl-C stops the search (KeyboardInterrupt). Raises ValueError for options
+    out of range (``max_work`` 0-2**64-1) or a malformed position, TypeError
+    for a wrong type."""
 
 def leaf(position: PositionLike) -> float:
     """The fair leaf's value of a position (search.md §4), as `drop7 leaf`."""
@@ -251,7 +252,9 @@ class Drop7VectorEnv(VectorEnv):
     board int8 (N, 7, 7), next_disc / moves_remaining / level int64 (N,);
     rewards float64 (N,); terminations, truncations bool (N,);
     ``info["action_mask"]`` bool (N, 7), ``info["seed"]`` uint32 (N,),
-    ``info["score"]`` int64 (N,). ``reset(seed=s)``: env i plays seed s+i."""
+    ``info["score"]`` int64 (N,). ``reset(seed=s)``: env i plays seed s+i.
+    ``num_envs`` 1-1048576 (2**20; else ValueError). ``step`` before the
+    first ``reset`` raises ``gymnasium.error.ResetNeeded``."""
 
     def __init__(
         self,

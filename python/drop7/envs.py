@@ -174,7 +174,8 @@ class Drop7VectorEnv(VectorEnv):
     not terminated). ``reset(seed=s)`` gives env i the game of seed ``s + i``;
     the autoresets that follow take seeds ``s + N``, ``s + N + 1``, ... in env
     order. An illegal action (full column, out of range) raises
-    ``IllegalMove`` before any env moves.
+    ``IllegalMove`` before any env moves; ``step`` before the first ``reset``
+    raises ``gymnasium.error.ResetNeeded``, as ``Drop7Env`` does.
     """
 
     metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": []}
@@ -200,6 +201,7 @@ class Drop7VectorEnv(VectorEnv):
         self.observation_space = batch_space(self.single_observation_space, num_envs)
         self.action_space = batch_space(self.single_action_space, num_envs)
         self._np_random = None
+        self._has_reset = False
 
     def _pack(self, raw) -> Tuple[Dict[str, np.ndarray], Dict[str, np.ndarray]]:
         board, next_disc, rise, level, mask = raw
@@ -219,11 +221,15 @@ class Drop7VectorEnv(VectorEnv):
         if seed is None:
             seed = int(self.np_random.integers(0, _SEED_LIMIT))
         obs, info = self._pack(self._core.reset(seed))
+        self._has_reset = True
         info["seed"] = self._core.seeds
         info["score"] = self._core.scores
         return obs, info
 
     def step(self, actions: Any):
+        if not self._has_reset:
+            # As the single env (and Gymnasium's OrderEnforcing wrapper).
+            raise gymnasium.error.ResetNeeded("call reset() before step()")
         a = np.asarray(actions)
         if a.dtype.kind not in "iu":
             raise TypeError(f"actions must be an integer array, got dtype {a.dtype}")

@@ -11,6 +11,7 @@
 //! Long calls (`decide`, `play`, vector steps) release the GIL. Bad input
 //! raises `ValueError` / `TypeError` naming what and where; nothing panics.
 
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
@@ -61,26 +62,75 @@ fn gravity_path() -> PyResult<GravityPath> {
 
 /// A seed from any Python integer: 0..=2^32-1, else ValueError.
 fn seed_from(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<u32> {
-    let v: i128 = obj
-        .extract()
-        .map_err(|_| PyTypeError::new_err(format!("{what} must be an integer")))?;
-    u32::try_from(v).map_err(|_| value_error(format!("{what} must be in 0..=4294967295, got {v}")))
+    int_arg(obj, what, 0, u32::MAX.into())
+        .map(|v| v as u32)
+        .map_err(|e| {
+            if e.is_instance_of::<PyValueError>(obj.py()) {
+                value_error(format!(
+                    "{what} must be in 0..=4294967295, got {}",
+                    obj.str().map(|s| s.to_string()).unwrap_or_default()
+                ))
+            } else {
+                e
+            }
+        })
 }
 
-fn int_in(obj: &Bound<'_, PyAny>, what: &str, lo: i64, hi: i64) -> PyResult<i64> {
+/// An integer argument in `lo..=hi`: TypeError for a non-integer (or a
+/// bool), ValueError naming the argument and the range otherwise (never
+/// OverflowError, however large or negative the integer).
+fn int_arg(obj: &Bound<'_, PyAny>, what: &str, lo: i128, hi: i128) -> PyResult<i128> {
     if obj.is_instance_of::<pyo3::types::PyBool>() {
         return Err(PyTypeError::new_err(format!(
             "{what} must be an integer, got bool"
         )));
     }
-    let v: i64 = obj.extract().map_err(|_| {
-        PyTypeError::new_err(format!("{what} must be an integer, got {}", type_name(obj)))
-    })?;
-    if !(lo..=hi).contains(&v) {
-        return Err(value_error(format!("{what} must be {lo}-{hi}, got {v}")));
+    let Ok(index) = obj.call_method0("__index__") else {
+        return Err(PyTypeError::new_err(format!(
+            "{what} must be an integer, got {}",
+            type_name(obj)
+        )));
+    };
+    match index.extract::<i128>() {
+        Ok(v) if (lo..=hi).contains(&v) => Ok(v),
+        _ => Err(value_error(format!(
+            "{what} must be {lo}-{hi}, got {}",
+            index.str().map(|s| s.to_string()).unwrap_or_default()
+        ))),
     }
-    Ok(v)
 }
+
+fn int_in(obj: &Bound<'_, PyAny>, what: &str, lo: i64, hi: i64) -> PyResult<i64> {
+    int_arg(obj, what, lo.into(), hi.into()).map(|v| v as i64)
+}
+
+/// An integer argument with a default (for `None` or when left out).
+fn int_or(
+    obj: Option<&Bound<'_, PyAny>>,
+    what: &str,
+    lo: i128,
+    hi: i128,
+    default: i128,
+) -> PyResult<i128> {
+    match obj {
+        Some(o) if !o.is_none() => int_arg(o, what, lo, hi),
+        _ => Ok(default),
+    }
+}
+
+/// An optional `u64` argument (`None` passes through).
+fn opt_u64(obj: Option<&Bound<'_, PyAny>>, what: &str) -> PyResult<Option<u64>> {
+    match obj {
+        Some(o) if !o.is_none() => Ok(Some(int_arg(o, what, 0, u64::MAX.into())? as u64)),
+        _ => Ok(None),
+    }
+}
+
+/// Most threads of one `play` call.
+const MAX_THREADS: usize = 4096;
+
+/// Most environments of one `Drop7VectorEnv` (2^20; about 200 bytes each).
+const MAX_NUM_ENVS: usize = 1 << 20;
 
 fn type_name(obj: &Bound<'_, PyAny>) -> String {
     obj.get_type()
@@ -273,16 +323,16 @@ impl Game {
     }
 
     #[staticmethod]
-    #[pyo3(signature = (board, next_disc, moves_remaining = None, *, score = 0, level = 1, moves_played = 0, seed = None, driver = "headless"))]
+    #[pyo3(signature = (board, next_disc, moves_remaining = None, *, score = None, level = None, moves_played = None, seed = None, driver = "headless"))]
     #[allow(clippy::too_many_arguments)]
     fn from_board(
         py: Python<'_>,
         board: &Bound<'_, PyAny>,
         next_disc: &Bound<'_, PyAny>,
         moves_remaining: Option<&Bound<'_, PyAny>>,
-        score: u64,
-        level: u32,
-        moves_played: u32,
+        score: Option<&Bound<'_, PyAny>>,
+        level: Option<&Bound<'_, PyAny>>,
+        moves_played: Option<&Bound<'_, PyAny>>,
         seed: Option<&Bound<'_, PyAny>>,
         driver: &str,
     ) -> PyResult<Game> {
@@ -292,9 +342,9 @@ impl Game {
             Some(r) => int_in(r, "moves_remaining", 1, 5)? as u8,
             None => DROPS_PER_LEVEL,
         };
-        if level == 0 {
-            return Err(value_error("level must be at least 1"));
-        }
+        let score = int_or(score, "score", 0, u64::MAX.into(), 0)? as u64;
+        let level = int_or(level, "level", 1, u32::MAX.into(), 1)? as u32;
+        let moves_played = int_or(moves_played, "moves_played", 0, u32::MAX.into(), 0)? as u32;
         let seed = match seed {
             Some(s) => seed_from(s, "seed")?,
             None => 0,
@@ -320,16 +370,16 @@ impl Game {
         py: Python<'py>,
         column: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyDict>> {
-        let c = if column.is_instance_of::<pyo3::types::PyBool>() {
-            return Err(PyTypeError::new_err("column must be an integer, got bool"));
-        } else {
-            column.extract::<i64>().map_err(|_| {
-                PyTypeError::new_err(format!(
-                    "column must be an integer, got {}",
-                    type_name(column)
+        let c = int_arg(column, "column", i64::MIN.into(), i64::MAX.into()).map_err(|e| {
+            if e.is_instance_of::<PyValueError>(py) {
+                value_error(format!(
+                    "column {} is out of range 0..=6",
+                    column.str().map(|s| s.to_string()).unwrap_or_default()
                 ))
-            })?
-        };
+            } else {
+                e
+            }
+        })? as i64;
         if self.inner.is_over() {
             return Err(value_error(format!(
                 "the game is over ({}); start a new game",
@@ -493,24 +543,45 @@ fn decision_dict<'py>(py: Python<'py>, d: &Decision) -> PyResult<Bound<'py, PyDi
 
 /// The fair search's decision on one position (spec: search.md).
 #[pyfunction]
-#[pyo3(signature = (position, depth = 4, strata = 5, table = "sa:65536:4", max_work = None))]
+#[pyo3(signature = (position, depth = None, strata = None, table = "sa:65536:4", max_work = None))]
 fn decide<'py>(
     py: Python<'py>,
     position: &Bound<'py, PyAny>,
-    depth: u32,
-    strata: u32,
+    depth: Option<&Bound<'py, PyAny>>,
+    strata: Option<&Bound<'py, PyAny>>,
     table: &str,
-    max_work: Option<u64>,
+    max_work: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let pos = position_from(py, position)?;
+    let depth = int_or(depth, "depth", 1, drop7::search::MAX_DEPTH.into(), 4)? as u32;
+    let strata = int_or(strata, "strata", 1, drop7::search::MAX_STRATA.into(), 5)? as u32;
+    let max_work = opt_u64(max_work, "max_work")?;
     let config = check_depth_strata(depth, strata)?.config(max_work);
     let table = parse_table(table)?;
     let path = gravity_path()?;
-    let d = py.detach(|| {
-        drop7::with_gravity!(path, |g| drop7::with_table!(table, |t| {
-            FairSearch::new(FairLeaf, t, g, config).decide(&pos)
-        }))
-    });
+    // The search runs on a thread of its own, without the GIL; this thread
+    // checks for signals (Ctrl-C) every 20 ms and stops the search on one.
+    let stop = Arc::new(AtomicBool::new(false));
+    let d = std::thread::scope(|scope| -> PyResult<Decision> {
+        let flag = Arc::clone(&stop);
+        let run = scope.spawn(move || {
+            drop7::with_gravity!(path, |g| drop7::with_table!(table, |t| {
+                let mut search = FairSearch::new(FairLeaf, t, g, config);
+                search.set_stop(Some(flag));
+                search.decide(&pos)
+            }))
+        });
+        while !run.is_finished() {
+            py.detach(|| std::thread::sleep(Duration::from_millis(20)));
+            if let Err(e) = py.check_signals() {
+                stop.store(true, Ordering::Relaxed);
+                let _ = py.detach(|| run.join());
+                return Err(e);
+            }
+        }
+        run.join()
+            .map_err(|_| PyRuntimeError::new_err("decide: the search thread panicked"))
+    })?;
     decision_dict(py, &d)
 }
 
@@ -528,18 +599,27 @@ fn leaf(py: Python<'_>, position: &Bound<'_, PyAny>) -> PyResult<f64> {
 /// `cohortGames` are present when `seeds` are consecutive, as in a `drop7
 /// play` run; absent otherwise.
 #[pyfunction]
-#[pyo3(signature = (policy, seeds, threads = 0, max_moves = DEFAULT_MAX_MOVES, driver = "headless", table = None, max_work = None))]
+#[pyo3(signature = (policy, seeds, threads = None, max_moves = None, driver = "headless", table = None, max_work = None))]
 #[allow(clippy::too_many_arguments)]
 fn play_json(
     py: Python<'_>,
     policy: &str,
     seeds: &Bound<'_, PyAny>,
-    threads: usize,
-    max_moves: u32,
+    threads: Option<&Bound<'_, PyAny>>,
+    max_moves: Option<&Bound<'_, PyAny>>,
     driver: &str,
     table: Option<&str>,
-    max_work: Option<u64>,
+    max_work: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<String> {
+    let threads = int_or(threads, "threads", 0, MAX_THREADS as i128, 0)? as usize;
+    let max_moves = int_or(
+        max_moves,
+        "max_moves",
+        1,
+        u32::MAX.into(),
+        DEFAULT_MAX_MOVES.into(),
+    )? as u32;
+    let max_work = opt_u64(max_work, "max_work")?;
     let name: PolicyName = policy.parse().map_err(|e| {
         if policy.starts_with("d7p:") {
             value_error(format!(
@@ -550,9 +630,6 @@ fn play_json(
         }
     })?;
     let kind = parse_driver(driver)?;
-    if max_moves == 0 {
-        return Err(value_error("max_moves must be at least 1"));
-    }
     let table = match table {
         Some(t) => parse_table(t)?,
         None => name.default_table(),
@@ -705,14 +782,20 @@ impl VectorCore {
 #[pymethods]
 impl VectorCore {
     #[new]
-    #[pyo3(signature = (num_envs, driver = "headless", max_moves = DEFAULT_MAX_MOVES))]
-    fn new(num_envs: usize, driver: &str, max_moves: u32) -> PyResult<VectorCore> {
-        if num_envs == 0 {
-            return Err(value_error("num_envs must be at least 1"));
-        }
-        if max_moves == 0 {
-            return Err(value_error("max_moves must be at least 1"));
-        }
+    #[pyo3(signature = (num_envs, driver = "headless", max_moves = None))]
+    fn new(
+        num_envs: &Bound<'_, PyAny>,
+        driver: &str,
+        max_moves: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<VectorCore> {
+        let num_envs = int_arg(num_envs, "num_envs", 1, MAX_NUM_ENVS as i128)? as usize;
+        let max_moves = int_or(
+            max_moves,
+            "max_moves",
+            1,
+            u32::MAX.into(),
+            DEFAULT_MAX_MOVES.into(),
+        )? as u32;
         let kind = parse_driver(driver)?;
         Ok(VectorCore {
             games: (0..num_envs)

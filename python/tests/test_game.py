@@ -108,3 +108,38 @@ def test_bad_input():
             drop7.Game.from_board(full, bad_disc)
     with pytest.raises(ValueError, match="moves_remaining must be 1-5"):
         drop7.Game.from_board(full, 1, 6)
+
+
+def test_integer_arguments_out_of_range_raise_value_error():
+    """Every integer argument: ValueError naming it and its range, never
+    OverflowError, however large or negative."""
+    g = drop7.Game(1)
+    with pytest.raises(ValueError, match=r"column 1180591620717411303424 is out of range 0..=6"):
+        g.step(2**70)
+    with pytest.raises(ValueError, match=r"column -1 is out of range 0..=6"):
+        g.step(-1)
+    cases = [
+        (lambda: drop7.decide(g, max_work=-1), r"max_work must be 0-18446744073709551615, got -1"),
+        (lambda: drop7.decide(g, max_work=2**64), r"max_work must be 0-"),
+        (lambda: drop7.decide(g, depth=-1), r"depth must be 1-8, got -1"),
+        (lambda: drop7.decide(g, strata=2**70), r"strata must be 1-32, got 1180591620717411303424"),
+        (lambda: drop7.Game(-1), r"seed must be in 0..=4294967295, got -1"),
+        (lambda: drop7.Game(2**70), r"seed must be in 0..=4294967295"),
+        (lambda: drop7.Game.from_board(g.board, 3, score=-1), r"score must be 0-"),
+        (lambda: drop7.Game.from_board(g.board, 3, level=0), r"level must be 1-4294967295, got 0"),
+        (lambda: drop7.Game.from_board(g.board, 3, moves_played=-5), r"moves_played must be 0-4294967295"),
+        (lambda: drop7.Game.from_board(g.board, 2**70), r"next_disc must be 1-7"),
+        (lambda: drop7.play("center", [1], max_moves=-1), r"max_moves must be 1-4294967295, got -1"),
+        (lambda: drop7.play("center", [1], threads=2**70), r"threads must be 0-4096"),
+        (lambda: drop7.play("fair:d1s1", [1], max_work=-1), r"max_work must be 0-"),
+        (lambda: drop7.play("center", [-1]), r"seeds\[0\] must be in 0..=4294967295, got -1"),
+        (lambda: drop7.Drop7VectorEnv(num_envs=10**12), r"num_envs must be 1-1048576, got 1000000000000"),
+        (lambda: drop7.Drop7VectorEnv(num_envs=2, max_moves=2**40), r"max_moves must be 1-4294967295"),
+    ]
+    for call, msg in cases:
+        with pytest.raises(ValueError, match=msg):
+            call()
+    with pytest.raises(TypeError, match="depth must be an integer, got float"):
+        drop7.decide(g, depth=2.0)
+    with pytest.raises(TypeError, match="max_work must be an integer, got str"):
+        drop7.decide(g, max_work="9")

@@ -131,3 +131,16 @@ def test_make_vec_uses_the_rust_vector_env():
     assert isinstance(envs.unwrapped, drop7.Drop7VectorEnv)
     obs, info = envs.reset(seed=3)
     assert obs["board"].shape == (4, 7, 7)
+
+
+def test_vector_env_step_before_reset_raises_reset_needed():
+    """As Drop7Env (and Gymnasium's OrderEnforcing): no step before reset."""
+    env = drop7.Drop7VectorEnv(num_envs=2)
+    with pytest.raises(gymnasium.error.ResetNeeded, match=r"call reset\(\) before step\(\)"):
+        env.step(np.array([3, 3]))
+    single = drop7.Drop7Env()
+    with pytest.raises(gymnasium.error.ResetNeeded, match=r"call reset\(\) before step\(\)"):
+        single.step(3)
+    env.reset(seed=1)
+    obs, *_ = env.step(np.array([3, 3]))
+    assert obs["moves_remaining"].tolist() == [4, 4]

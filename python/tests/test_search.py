@@ -94,3 +94,39 @@ def test_bad_positions_and_options():
         drop7.leaf(dict(ok, board=np.zeros((7, 7))))
     with pytest.raises(TypeError):
         drop7.decide(42)
+
+
+@pytest.mark.parametrize("call", [
+    "drop7.decide(drop7.Game(1), depth=8, strata=32)",
+    "drop7.play('fair:d4s7', range(1, 50), threads=2)",
+])
+def test_sigint_interrupts_long_calls(call):
+    """A real SIGINT (Ctrl-C) to a process busy in a long call raises
+    KeyboardInterrupt within a fraction of a second."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    code = (
+        "import sys, drop7\n"
+        "print('ready', flush=True)\n"
+        "try:\n"
+        f"    {call}\n"
+        "except KeyboardInterrupt:\n"
+        "    print('interrupted', flush=True)\n"
+        "    sys.exit(3)\n"
+    )
+    p = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+    try:
+        assert p.stdout.readline().strip() == "ready"
+        time.sleep(1.0)
+        t0 = time.perf_counter()
+        p.send_signal(signal.SIGINT)
+        out, _ = p.communicate(timeout=30)
+        assert time.perf_counter() - t0 < 10
+    finally:
+        p.kill()
+        p.wait()
+    assert p.returncode == 3
+    assert out.strip() == "interrupted"
