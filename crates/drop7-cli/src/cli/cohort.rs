@@ -220,6 +220,7 @@ pub fn run_merge(args: &MergeArgs) -> Result<()> {
     let mut reference: Option<(GameRecord, String)> = None;
     let mut total_shards: Option<u64> = None;
     let mut files: Vec<ShardFile> = Vec::new();
+    let mut empty: Vec<String> = Vec::new();
     for path in &args.shards {
         let shown = path.display().to_string();
         let mut this: Option<(u64, u64, u32)> = None; // (i, n, first seed)
@@ -281,7 +282,7 @@ pub fn run_merge(args: &MergeArgs) -> Result<()> {
         if lines == 0 {
             // A shard of no games (e.g. shard 1/3 of 2 games) writes an empty
             // file; the gap check below still names any seed not covered.
-            eprintln!("note: {shown} is empty: it adds no games");
+            empty.push(shown);
             continue;
         }
         let (i, _, _) = this.expect("a non-empty file has a first record");
@@ -303,6 +304,9 @@ pub fn run_merge(args: &MergeArgs) -> Result<()> {
             if names.len() == 1 { "is" } else { "are" }
         );
     };
+    for shown in &empty {
+        eprintln!("note: {shown} is empty: it adds no games");
+    }
     let n = total_shards.unwrap_or(1);
     let games = reference.cohort_games.unwrap_or(0);
     let start = parse_hex(reference.cohort_seed_start.as_deref()).unwrap_or(0);
