@@ -306,7 +306,9 @@ pub fn run(args: &BenchArgs) -> Result<()> {
         None
     };
 
-    // Fail on an unwritable path before minutes of measuring.
+    // Fail on an unwritable path before minutes of measuring (a FIFO, device
+    // or directory would be replaced by the final rename: refused).
+    super::cohort::output_target("--out ", &out)?;
     fs::OpenOptions::new()
         .create(true)
         .append(true)
@@ -338,7 +340,7 @@ pub fn run(args: &BenchArgs) -> Result<()> {
     }
     let text = serde_json::to_string_pretty(&report)? + "\n";
     // Temporary file beside it, then rename: a reader never sees half a report.
-    super::cohort::write_whole(&out, |w| {
+    super::cohort::write_whole("--out ", &out, |w| {
         use std::io::Write as _;
         w.write_all(text.as_bytes())
             .with_context(|| format!("cannot write --out {}", out.display()))

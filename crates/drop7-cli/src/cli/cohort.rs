@@ -20,7 +20,20 @@ use rayon::prelude::*;
 use serde_json::json;
 
 /// Reads the records of `path` one by one; errors name the file and line.
-fn for_each_record(path: &Path, mut f: impl FnMut(u64, GameRecord) -> Result<()>) -> Result<u64> {
+/// An empty file is refused.
+fn for_each_record(path: &Path, f: impl FnMut(u64, GameRecord) -> Result<()>) -> Result<u64> {
+    let line = for_each_record_or_none(path, f)?;
+    if line == 0 {
+        bail!("{} is empty: no game records", path.display());
+    }
+    Ok(line)
+}
+
+/// [`for_each_record`], but an empty file is fine (0 records).
+fn for_each_record_or_none(
+    path: &Path,
+    mut f: impl FnMut(u64, GameRecord) -> Result<()>,
+) -> Result<u64> {
     let shown = path.display();
     let file = File::open(path).with_context(|| format!("cannot open {shown}"))?;
     let mut lines = RecordLines::new(BufReader::with_capacity(1 << 16, file));
@@ -41,25 +54,79 @@ fn for_each_record(path: &Path, mut f: impl FnMut(u64, GameRecord) -> Result<()>
         let rec = parse_record_line(text).map_err(|e| anyhow!("{shown} line {line}: {e}"))?;
         f(line, rec)?;
     }
-    if line == 0 {
-        bail!("{shown} is empty: no game records");
-    }
     Ok(line)
+}
+
+/// Where a file written whole (temporary file, then rename) really goes:
+/// `out` itself, or the file a symlink at `out` points to (the link is kept).
+/// Refuses anything but a regular file or a new name (a directory, FIFO or
+/// device would be replaced by the rename). `label` names the option
+/// (`"--plot "`, or `""` for a positional argument).
+pub(crate) fn output_target(label: &str, out: &Path) -> Result<PathBuf> {
+    let shown = out.display();
+    let meta = match std::fs::symlink_metadata(out) {
+        Ok(m) => m,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(out.to_path_buf()),
+        Err(e) => return Err(e).with_context(|| format!("cannot inspect {label}{shown}")),
+    };
+    if meta.file_type().is_symlink() {
+        let real = std::fs::canonicalize(out).map_err(|e| {
+            anyhow!("{label}{shown} is a symlink whose target cannot be resolved ({e}): nothing was written")
+        })?;
+        let m = std::fs::metadata(&real)
+            .with_context(|| format!("cannot inspect {}", real.display()))?;
+        if !m.is_file() {
+            bail!(
+                "{label}{shown} is not a regular file (a symlink to {}): nothing was written",
+                real.display()
+            );
+        }
+        return Ok(real);
+    }
+    if !meta.is_file() {
+        bail!("{label}{shown} is not a regular file: nothing was written");
+    }
+    Ok(out.to_path_buf())
+}
+
+/// Refuses a `--plot` name that does not end in `.svg` (the picture is SVG),
+/// or that is not a regular file.
+fn check_plot(plot: &Path) -> Result<()> {
+    let svg = plot
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("svg"));
+    if !svg {
+        bail!(
+            "--plot {}: the picture is SVG: give a FILE.svg name (nothing was written)",
+            plot.display()
+        );
+    }
+    output_target("--plot ", plot).map(|_| ())
+}
+
+/// Writes a whole text report to stdout; a failure says so.
+fn write_stdout(text: &[u8]) -> Result<()> {
+    let mut o = io::stdout().lock();
+    o.write_all(text)
+        .and_then(|()| o.flush())
+        .context("writing to stdout")
 }
 
 /// Writes `write`'s output to a temporary file beside `out`, then renames it
 /// over `out` (a reader never sees a half-written file; on error `out` is
 /// unchanged).
 pub(crate) fn write_whole(
+    label: &str,
     out: &Path,
     write: impl FnOnce(&mut BufWriter<File>) -> Result<()>,
 ) -> Result<()> {
     let shown = out.display();
-    let dir = match out.parent() {
+    let real = output_target(label, out)?;
+    let dir = match real.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => PathBuf::from("."),
     };
-    let name = out
+    let name = real
         .file_name()
         .ok_or_else(|| anyhow!("{shown} is not a file name"))?;
     let tmp = dir.join(format!(
@@ -77,12 +144,37 @@ pub(crate) fn write_whole(
         w.get_ref()
             .sync_all()
             .with_context(|| format!("writing {}", tmp.display()))?;
-        std::fs::rename(&tmp, out).with_context(|| format!("cannot rename onto {shown}"))
+        std::fs::rename(&tmp, &real).with_context(|| format!("cannot rename onto {shown}"))
     })();
     if result.is_err() {
         let _ = std::fs::remove_file(&tmp);
     }
     result
+}
+
+/// Opens and locks an existing `out` (the lock `play --out` holds while it
+/// writes); refuses a file locked by another drop7. The lock lasts as long
+/// as the returned file.
+fn lock_existing(out: &Path) -> Result<Option<File>> {
+    use fs4::fs_std::FileExt;
+    let real = output_target("", out)?;
+    let file = match std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(&real)
+    {
+        Ok(f) => f,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(e).with_context(|| format!("cannot open {}", out.display())),
+    };
+    match file.try_lock_exclusive() {
+        Ok(true) => Ok(Some(file)),
+        Ok(false) => bail!(
+            "{} is being written by another drop7 (locked): nothing was changed",
+            out.display()
+        ),
+        Err(e) => Err(e).with_context(|| format!("cannot lock {}", out.display())),
+    }
 }
 
 fn refuse_existing(out: &Path, force: bool) -> Result<()> {
@@ -123,15 +215,17 @@ struct ShardFile {
 /// Runs `drop7 merge`: checks the shards are one run's, disjoint and complete,
 /// then writes their records in seed order without the `shard` field.
 pub fn run_merge(args: &MergeArgs) -> Result<()> {
+    output_target("", &args.out)?;
     refuse_existing(&args.out, args.force)?;
     let mut reference: Option<(GameRecord, String)> = None;
     let mut total_shards: Option<u64> = None;
     let mut files: Vec<ShardFile> = Vec::new();
+    let mut empty: Vec<String> = Vec::new();
     for path in &args.shards {
         let shown = path.display().to_string();
         let mut this: Option<(u64, u64, u32)> = None; // (i, n, first seed)
         let mut count = 0u64;
-        for_each_record(path, |line, rec| {
+        let lines = for_each_record_or_none(path, |line, rec| {
             let at = format!("{shown} line {line}");
             let Some(games) = rec.cohort_games else {
                 bail!(
@@ -185,14 +279,34 @@ pub fn run_merge(args: &MergeArgs) -> Result<()> {
             count += 1;
             Ok(())
         })?;
-        let (i, _, _) = this.expect("for_each_record refuses empty files");
+        if lines == 0 {
+            // A shard of no games (e.g. shard 1/3 of 2 games) writes an empty
+            // file; the gap check below still names any seed not covered.
+            empty.push(shown);
+            continue;
+        }
+        let (i, _, _) = this.expect("a non-empty file has a first record");
         files.push(ShardFile {
             path: path.clone(),
             index: i,
             count,
         });
     }
-    let (reference, _) = reference.expect("at least one shard");
+    let Some((reference, _)) = reference else {
+        let names: Vec<String> = args
+            .shards
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect();
+        bail!(
+            "{} {} empty: no game records to merge (nothing was written)",
+            names.join(", "),
+            if names.len() == 1 { "is" } else { "are" }
+        );
+    };
+    for shown in &empty {
+        eprintln!("note: {shown} is empty: it adds no games");
+    }
     let n = total_shards.unwrap_or(1);
     let games = reference.cohort_games.unwrap_or(0);
     let start = parse_hex(reference.cohort_seed_start.as_deref()).unwrap_or(0);
@@ -233,7 +347,10 @@ pub fn run_merge(args: &MergeArgs) -> Result<()> {
             missing.join("; ")
         );
     }
-    write_whole(&args.out, |w| {
+    // A running `play --out OUT` holds an exclusive lock on OUT: refuse to
+    // replace it, and hold the lock ourselves until the rename is done.
+    let _lock = lock_existing(&args.out)?;
+    write_whole("", &args.out, |w| {
         for f in &files {
             for_each_record(&f.path, |_, mut rec| {
                 rec.shard = None;
@@ -246,8 +363,8 @@ pub fn run_merge(args: &MergeArgs) -> Result<()> {
         Ok(())
     })?;
     println!(
-        "merged     {games} games from {} shards into {}",
-        files.len(),
+        "merged     {games} games from {} shard files into {}",
+        args.shards.len(),
         args.out.display()
     );
     Ok(())
@@ -443,10 +560,63 @@ pub struct SummaryArgs {
     plot: Option<PathBuf>,
 }
 
+/// A set of seeds as disjoint ranges: a cohort's contiguous seeds take one
+/// entry, not one per game.
+#[derive(Default)]
+struct SeedSet(BTreeMap<u64, u64>);
+
+impl SeedSet {
+    /// Adds `seed`; false if it was already in.
+    fn insert(&mut self, seed: u32) -> bool {
+        let s = u64::from(seed);
+        let before = self.0.range(..=s).next_back().map(|(&a, &b)| (a, b));
+        if let Some((_, end)) = before
+            && end > s
+        {
+            return false;
+        }
+        let after = self.0.get(&(s + 1)).copied();
+        let start = match before {
+            Some((a, end)) if end == s => a,
+            _ => s,
+        };
+        let end = match after {
+            Some(e) => {
+                self.0.remove(&(s + 1));
+                e
+            }
+            None => s + 1,
+        };
+        self.0.insert(start, end);
+        true
+    }
+}
+
+/// The first file and line holding `seed` (for the duplicate message).
+fn first_with_seed(files: &[PathBuf], seed: u32) -> (String, u64) {
+    for path in files {
+        let mut found = None;
+        let _ = for_each_record_or_none(path, |line, rec| {
+            if found.is_none() && record_seed(&rec).is_ok_and(|s| s == seed) {
+                found = Some(line);
+                bail!("found");
+            }
+            Ok(())
+        });
+        if let Some(line) = found {
+            return (path.display().to_string(), line);
+        }
+    }
+    ("?".into(), 0)
+}
+
 /// Runs `drop7 summary`.
 pub fn run_summary(args: &SummaryArgs) -> Result<()> {
     if args.resamples == 0 {
         bail!("--resamples must be at least 1");
+    }
+    if let Some(plot) = &args.plot {
+        check_plot(plot)?;
     }
     let mut reference: Option<(GameRecord, String)> = None;
     let mut games = 0u64;
@@ -461,9 +631,28 @@ pub fn run_summary(args: &SummaryArgs) -> Result<()> {
     let (mut chain_max, mut chain_mean, mut work) =
         (Dist::integers(), Dist::millis(), Dist::integers());
     let (mut p50, mut p95, mut p99) = (Dist::millis(), Dist::millis(), Dist::millis());
-    for path in &args.files {
+    let mut seen = SeedSet::default();
+    for (k, path) in args.files.iter().enumerate() {
         let shown = path.display().to_string();
+        let same = |p: &PathBuf| match (std::fs::canonicalize(p), std::fs::canonicalize(path)) {
+            (Ok(a), Ok(b)) => a == b,
+            _ => p == path,
+        };
+        if let Some(earlier) = args.files[..k].iter().find(|p| same(p)) {
+            bail!(
+                "{shown} is given twice (also as {}): its games would count twice",
+                earlier.display()
+            );
+        }
         for_each_record(path, |line, rec| {
+            let seed = record_seed(&rec).map_err(|e| anyhow!("{shown} line {line}: {e}"))?;
+            if !seen.insert(seed) {
+                let (file, first) = first_with_seed(&args.files[..=k], seed);
+                bail!(
+                    "{shown} line {line}: seed {} already at {file} line {first}: a game counted twice (a file given twice or a repeated record)",
+                    rec.seed
+                );
+            }
             match &reference {
                 None => reference = Some((rec.clone(), format!("{shown} line {line}"))),
                 Some((r, where_)) => {
@@ -544,12 +733,12 @@ pub fn run_summary(args: &SummaryArgs) -> Result<()> {
             "decisionMsP95": p95.json(),
             "decisionMsP99": p99.json(),
         });
-        let mut o = io::stdout().lock();
+        let mut o = Vec::new();
         serde_json::to_writer_pretty(&mut o, &v)?;
         writeln!(o)?;
-        return Ok(());
+        return write_stdout(&o);
     }
-    let mut o = io::stdout().lock();
+    let mut o = Vec::new();
     writeln!(
         o,
         "cohort     {games} games, policy {}, driver {}, move cap {}",
@@ -619,8 +808,7 @@ pub fn run_summary(args: &SummaryArgs) -> Result<()> {
             "(ms pXX rows: the distribution over games of each game's own decision-latency percentile)"
         )?;
     }
-    o.flush()?;
-    Ok(())
+    write_stdout(&o)
 }
 
 // ---------------------------------------------------------------- compare
@@ -654,6 +842,9 @@ pub struct CompareArgs {
 pub fn run_compare(args: &CompareArgs) -> Result<()> {
     if args.resamples == 0 {
         bail!("--resamples must be at least 1");
+    }
+    if let Some(plot) = &args.plot {
+        check_plot(plot)?;
     }
     // The base: one (score, ruleset, move cap, line, paired) per seed.
     struct Base {
@@ -770,12 +961,12 @@ pub fn run_compare(args: &CompareArgs) -> Result<()> {
             "resamples": args.resamples,
             "bootstrapSeed": args.bootstrap_seed,
         });
-        let mut o = io::stdout().lock();
+        let mut o = Vec::new();
         serde_json::to_writer_pretty(&mut o, &v)?;
         writeln!(o)?;
-        return Ok(());
+        return write_stdout(&o);
     }
-    let mut o = io::stdout().lock();
+    let mut o = Vec::new();
     writeln!(
         o,
         "pairs      {pairs} games paired by seed ({unpaired_base} only in {bshown}, {unpaired_candidate} only in {cshown})"
@@ -804,8 +995,7 @@ pub fn run_compare(args: &CompareArgs) -> Result<()> {
         "verdict    |mean delta| {:.2} is {verdict}",
         delta.mean.abs()
     )?;
-    o.flush()?;
-    Ok(())
+    write_stdout(&o)
 }
 
 // ---------------------------------------------------------------- pictures
@@ -842,7 +1032,7 @@ fn plot_err<E: std::fmt::Display>(e: E) -> anyhow::Error {
 }
 
 fn write_svg(out: &Path, svg: String) -> Result<()> {
-    write_whole(out, |w| {
+    write_whole("--plot ", out, |w| {
         w.write_all(svg.as_bytes())
             .with_context(|| format!("writing {}", out.display()))
     })

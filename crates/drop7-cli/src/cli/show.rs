@@ -180,7 +180,7 @@ pub fn run(args: &ShowArgs) -> Result<()> {
         (None, None) => bail!("give a TAPE file or --seed S (with --policy P)"),
     };
     if args.plain {
-        let mut o = io::stdout().lock();
+        let mut o = Vec::new();
         writeln!(o, "{title}: {} moves", frames.len() - 1)?;
         writeln!(
             o,
@@ -198,7 +198,11 @@ pub fn run(args: &ShowArgs) -> Result<()> {
                 writeln!(o, "  {}", row.join(" "))?;
             }
         }
-        return o.flush().context("writing stdout");
+        let mut stdout = io::stdout().lock();
+        return stdout
+            .write_all(&o)
+            .and_then(|()| stdout.flush())
+            .context("writing to stdout");
     }
     if !io::stdout().is_terminal() {
         bail!("drop7 show needs a terminal (use --plain for a text dump)");

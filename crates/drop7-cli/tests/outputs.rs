@@ -1,0 +1,277 @@
+//! Output files and streams of the cohort tools: `--plot`, `merge OUT` and
+//! `bench --out` never replace a symlink, FIFO, device or directory; `merge`
+//! respects a running writer's lock and accepts empty shards; `summary`
+//! refuses a game counted twice; stdout failures say so.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn drop7(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_drop7"))
+        .args(args)
+        .env_remove("DROP7_GRAVITY")
+        .output()
+        .expect("drop7 runs")
+}
+
+fn ok(args: &[&str]) -> Output {
+    let out = drop7(args);
+    assert!(
+        out.status.success(),
+        "drop7 {args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+/// Runs a command that must fail (status 1) with one `error: …` line
+/// containing every `needle`.
+fn fails(args: &[&str], needles: &[&str]) -> String {
+    let out = drop7(args);
+    let err = String::from_utf8_lossy(&out.stderr).to_string();
+    assert_eq!(out.status.code(), Some(1), "drop7 {args:?}: {err}");
+    let line = err.lines().last().unwrap_or_default().to_string();
+    assert!(line.starts_with("error: "), "drop7 {args:?}: {err}");
+    for n in needles {
+        assert!(line.contains(n), "drop7 {args:?}: {line:?} lacks {n:?}");
+    }
+    line
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("outputs-{name}"));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+fn cohort(dir: &Path) -> PathBuf {
+    let f = dir.join("c.jsonl");
+    ok(&["play", "--games", "4", "--policy", "random", "--out", s(&f)]);
+    f
+}
+
+#[test]
+fn plot_and_merge_refuse_what_is_not_a_regular_file() {
+    let dir = scratch("special");
+    let c = cohort(&dir);
+    // Not .svg: refused before anything is written.
+    let png = dir.join("center.png");
+    fails(
+        &["summary", s(&c), "--plot", s(&png)],
+        &["--plot", "center.png", "SVG"],
+    );
+    fails(
+        &["compare", s(&c), s(&c), "--plot", s(&png)],
+        &["center.png", "SVG"],
+    );
+    assert!(!png.exists());
+    // A directory named like a picture is not replaced.
+    let d = dir.join("d.svg");
+    std::fs::create_dir(&d).unwrap();
+    fails(
+        &["summary", s(&c), "--plot", s(&d)],
+        &["--plot", "d.svg is not a regular file"],
+    );
+    assert!(d.is_dir());
+    // A FIFO stays a FIFO (no reader: opening it would block).
+    let fifo = dir.join("f.svg");
+    assert!(
+        Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
+    fails(
+        &["compare", s(&c), s(&c), "--plot", s(&fifo)],
+        &["f.svg is not a regular file"],
+    );
+    fails(
+        &["merge", "--force", s(&fifo), s(&c)],
+        &["f.svg is not a regular file"],
+    );
+    fails(
+        &["bench", "--suite", "engine", "--quick", "--out", s(&fifo)],
+        &["--out", "f.svg is not a regular file"],
+    );
+    use std::os::unix::fs::FileTypeExt;
+    assert!(
+        std::fs::symlink_metadata(&fifo)
+            .unwrap()
+            .file_type()
+            .is_fifo()
+    );
+    // A device is not replaced (the refusal comes before any write).
+    fails(
+        &["merge", "--force", "/dev/null", s(&c)],
+        &["/dev/null is not a regular file"],
+    );
+    // A symlink is kept; the file it points to gets the picture.
+    let real = dir.join("real.svg");
+    std::fs::write(&real, "old").unwrap();
+    let link = dir.join("link.svg");
+    std::os::unix::fs::symlink(&real, &link).unwrap();
+    ok(&["summary", s(&c), "--plot", s(&link)]);
+    assert!(
+        std::fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    assert!(std::fs::read_to_string(&real).unwrap().starts_with("<svg"));
+    // A symlink to a directory is refused.
+    let dlink = dir.join("dlink.svg");
+    std::os::unix::fs::symlink(&d, &dlink).unwrap();
+    fails(
+        &["summary", s(&c), "--plot", s(&dlink)],
+        &["dlink.svg is not a regular file"],
+    );
+}
+
+#[test]
+fn merge_respects_a_running_writers_lock() {
+    use fs4::fs_std::FileExt;
+    let dir = scratch("lock");
+    let c = cohort(&dir);
+    let out = dir.join("all.jsonl");
+    std::fs::write(&out, "being written\n").unwrap();
+    // The lock `play --out` holds while it writes.
+    let held = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(&out)
+        .unwrap();
+    assert!(held.try_lock_exclusive().unwrap());
+    fails(
+        &["merge", "--force", s(&out), s(&c)],
+        &["all.jsonl is being written by another drop7 (locked)"],
+    );
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), "being written\n");
+    drop(held);
+    ok(&["merge", "--force", s(&out), s(&c)]);
+    assert_eq!(
+        std::fs::read_to_string(&out).unwrap(),
+        std::fs::read_to_string(&c).unwrap()
+    );
+}
+
+#[test]
+fn merge_accepts_empty_shards() {
+    let dir = scratch("empty");
+    let shard = |i: u32| dir.join(format!("es{i}.jsonl"));
+    for i in 1..=3 {
+        let sh = format!("{i}/3");
+        ok(&[
+            "play",
+            "--games",
+            "2",
+            "--policy",
+            "random",
+            "--shard",
+            &sh,
+            "--out",
+            s(&shard(i)),
+        ]);
+    }
+    assert_eq!(std::fs::metadata(shard(1)).unwrap().len(), 0);
+    let all = dir.join("all.jsonl");
+    let o = ok(&["merge", s(&all), s(&shard(1)), s(&shard(2)), s(&shard(3))]);
+    assert!(String::from_utf8_lossy(&o.stderr).contains("note: "));
+    let single = dir.join("single.jsonl");
+    ok(&[
+        "play",
+        "--games",
+        "2",
+        "--policy",
+        "random",
+        "--out",
+        s(&single),
+    ]);
+    let strip = |p: &Path| -> Vec<serde_json::Value> {
+        std::fs::read_to_string(p)
+            .unwrap()
+            .lines()
+            .map(|l| {
+                let mut v: serde_json::Value = serde_json::from_str(l).unwrap();
+                for k in ["wallMs", "decisionMsP50", "decisionMsP95", "decisionMsP99"] {
+                    v.as_object_mut().unwrap().remove(k);
+                }
+                v
+            })
+            .collect()
+    };
+    assert_eq!(strip(&all), strip(&single));
+    // A gap is still named with an empty shard given.
+    fails(
+        &["merge", s(&dir.join("m.jsonl")), s(&shard(1)), s(&shard(3))],
+        &["missing games", "shard 2/3", "0x00000001"],
+    );
+    // Only empty files: nothing to merge.
+    fails(
+        &["merge", s(&dir.join("m.jsonl")), s(&shard(1))],
+        &["es1.jsonl", "empty"],
+    );
+    assert!(!dir.join("m.jsonl").exists());
+}
+
+#[test]
+fn summary_refuses_a_game_counted_twice() {
+    let dir = scratch("dup");
+    let c = cohort(&dir);
+    fails(&["summary", s(&c), s(&c)], &["c.jsonl is given twice"]);
+    let text = std::fs::read_to_string(&c).unwrap();
+    let first = text.lines().next().unwrap();
+    let rep = dir.join("rep.jsonl");
+    std::fs::write(&rep, format!("{text}{first}\n")).unwrap();
+    fails(
+        &["summary", s(&rep)],
+        &[
+            "rep.jsonl line 5",
+            "seed 0x00000001",
+            "already at",
+            "line 1",
+        ],
+    );
+    let other = dir.join("other.jsonl");
+    std::fs::write(&other, format!("{first}\n")).unwrap();
+    fails(
+        &["summary", s(&c), s(&other)],
+        &["other.jsonl line 1", "already at", "c.jsonl line 1"],
+    );
+}
+
+#[test]
+fn stdout_failures_are_named() {
+    let dir = scratch("full");
+    let c = cohort(&dir);
+    let full = || {
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .unwrap()
+    };
+    for args in [
+        vec!["summary", s(&c)],
+        vec!["summary", s(&c), "--json"],
+        vec!["compare", s(&c), s(&c)],
+        vec!["compare", s(&c), s(&c), "--json"],
+        vec!["show", "--plain", "--seed", "1", "--policy", "random"],
+    ] {
+        let o = Command::new(env!("CARGO_BIN_EXE_drop7"))
+            .args(&args)
+            .stdout(full())
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{args:?}: {err}");
+        assert!(
+            err.starts_with("error: writing to stdout: "),
+            "{args:?}: {err}"
+        );
+    }
+}
