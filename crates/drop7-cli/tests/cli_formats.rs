@@ -677,3 +677,40 @@ fn d7p_policy_dead_and_silent_engines() {
     assert_eq!(o.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&o.stderr).contains("DROP7_D7P_TIMEOUT_MS"));
 }
+
+/// `play --round --out` guards its file as `play --out` does: a non-empty
+/// file is refused without `--force` and left untouched; `--resume` does not
+/// apply to round runs (a usage error).
+#[test]
+fn round_out_is_not_overwritten_without_force() {
+    let dir = scratch("round-out");
+    let out = dir.join("r.jsonl");
+    std::fs::write(&out, "precious\n").unwrap();
+    let round = &rounds()[0];
+    let o = drop7(&["play", "--round", round, "--out", out.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    let err = String::from_utf8(o.stderr).unwrap();
+    assert!(err.contains("exists and is not empty"), "{err}");
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), "precious\n");
+    let o = drop7(&[
+        "play",
+        "--round",
+        round,
+        "--out",
+        out.to_str().unwrap(),
+        "--resume",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8(o.stderr).unwrap();
+    assert!(err.contains("cannot be used with '--resume'"), "{err}");
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), "precious\n");
+    ok(&[
+        "play",
+        "--round",
+        round,
+        "--out",
+        out.to_str().unwrap(),
+        "--force",
+    ]);
+    assert_eq!(jsonl(&out).len(), 1);
+}

@@ -173,6 +173,41 @@ where
 }
 
 /// Runs `drop7 play --round FILE...`.
+/// Opens `--out` of a round run as `play --out` does: locked while the run
+/// writes it (a second writer is refused), a non-empty file refused without
+/// `--force` (nothing changed), a device or pipe written as it is.
+fn open_round_out(path: &Path, force: bool) -> Result<fs::File> {
+    use fs4::fs_std::FileExt;
+    let shown = path.display();
+    let file = fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(path)
+        .with_context(|| format!("cannot open --out {shown}"))?;
+    match file.try_lock_exclusive() {
+        Ok(true) => {}
+        Ok(false) => bail!(
+            "--out {shown} is locked by another running drop7 (a second writer is refused; nothing was changed)"
+        ),
+        Err(e) => return Err(e).with_context(|| format!("cannot lock --out {shown}")),
+    }
+    let meta = file
+        .metadata()
+        .with_context(|| format!("cannot read --out {shown}"))?;
+    if meta.len() > 0 && !force {
+        bail!(
+            "--out {shown} exists and is not empty: add --force to overwrite it (a round run is not resumable; nothing was changed)"
+        );
+    }
+    if meta.is_file() {
+        file.set_len(0)
+            .with_context(|| format!("cannot truncate --out {shown}"))?;
+    }
+    Ok(file)
+}
+
 pub fn run(
     game: &GameArgs,
     files: &[PathBuf],
@@ -216,11 +251,7 @@ pub fn run(
     };
     let mut writer = match out {
         None => None,
-        Some(p) => {
-            Some(BufWriter::new(fs::File::create(p).with_context(|| {
-                format!("cannot create --out {}", p.display())
-            })?))
-        }
+        Some(p) => Some(BufWriter::new(open_round_out(p, force)?)),
     };
     let labels = RunLabels {
         policy: setup.policy.to_string(),
