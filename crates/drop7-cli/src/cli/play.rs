@@ -571,6 +571,27 @@ struct Kept {
     dropped_bytes: u64,
 }
 
+/// Opens `--out` for writing without truncating it, and takes the exclusive
+/// lock a writer holds for the whole run: a second writer is refused, with
+/// nothing changed. Shared by seed runs and round runs.
+pub(super) fn open_locked_out(path: &Path) -> Result<File> {
+    let shown = path.display();
+    let file = OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(path)
+        .with_context(|| format!("cannot open --out {shown}"))?;
+    match file.try_lock_exclusive() {
+        Ok(true) => Ok(file),
+        Ok(false) => bail!(
+            "--out {shown} is locked by another running drop7 (a second writer is refused; nothing was changed)"
+        ),
+        Err(e) => Err(e).with_context(|| format!("cannot lock --out {shown}")),
+    }
+}
+
 /// Opens and locks `--out`. Without `--resume`: refuses an existing non-empty
 /// file unless `--force`, else empties it. With `--resume`: streams the file
 /// and keeps the longest prefix of complete records of this run (seed by
@@ -584,20 +605,7 @@ fn open_out(
     mut trace: Option<&mut TraceCheck>,
 ) -> Result<(File, Kept)> {
     let shown = path.display();
-    let mut file = OpenOptions::new()
-        .read(true)
-        .write(true)
-        .create(true)
-        .truncate(false)
-        .open(path)
-        .with_context(|| format!("cannot open --out {shown}"))?;
-    match file.try_lock_exclusive() {
-        Ok(true) => {}
-        Ok(false) => bail!(
-            "--out {shown} is locked by another running drop7 (a second writer is refused; nothing was changed)"
-        ),
-        Err(e) => return Err(e).with_context(|| format!("cannot lock --out {shown}")),
-    }
+    let mut file = open_locked_out(path)?;
     let len = file
         .metadata()
         .with_context(|| format!("cannot read --out {shown}"))?

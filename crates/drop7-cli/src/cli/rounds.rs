@@ -177,22 +177,8 @@ where
 /// writes it (a second writer is refused), a non-empty file refused without
 /// `--force` (nothing changed), a device or pipe written as it is.
 fn open_round_out(path: &Path, force: bool) -> Result<fs::File> {
-    use fs4::fs_std::FileExt;
     let shown = path.display();
-    let file = fs::OpenOptions::new()
-        .read(true)
-        .write(true)
-        .create(true)
-        .truncate(false)
-        .open(path)
-        .with_context(|| format!("cannot open --out {shown}"))?;
-    match file.try_lock_exclusive() {
-        Ok(true) => {}
-        Ok(false) => bail!(
-            "--out {shown} is locked by another running drop7 (a second writer is refused; nothing was changed)"
-        ),
-        Err(e) => return Err(e).with_context(|| format!("cannot lock --out {shown}")),
-    }
+    let file = super::play::open_locked_out(path)?;
     let meta = file
         .metadata()
         .with_context(|| format!("cannot read --out {shown}"))?;
