@@ -194,13 +194,15 @@ pub fn run(args: &PlayArgs) -> Result<()> {
         labels,
     };
     // Fewer fair games than threads: the spare threads split each decision
-    // (same records: a split decision is the one-thread decision).
+    // (same actions and values). Decided on the run's whole range, not on the
+    // games left after --resume, so a resumed run splits exactly as the
+    // uninterrupted one did and its search counters (`work`, `nodes`) match.
     let total_threads = match cfg.threads {
         0 => available_threads(),
         t => t,
     };
     if let Ok(p) = setup.policy.builtin() {
-        setup.search_threads = p.search_threads(cfg.games, total_threads);
+        setup.search_threads = p.search_threads(range.games, total_threads);
     }
     let signals = Signals::install()?;
     let fair = matches!(setup.policy, PolicySpec::Fair(_));
