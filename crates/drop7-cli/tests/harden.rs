@@ -595,3 +595,85 @@ fn a_table_too_large_for_memory_is_an_error() {
     assert!(lines.contains(&"d7pok"), "{text}");
     assert!(lines.last().unwrap().starts_with("bestmove "), "{text}");
 }
+
+/// The message fixes: round records in `merge` and `summary`, a shard's own
+/// seeds in `play`'s summary, an out-of-range table size, a UTF-8 BOM at the
+/// start of a record file or tape, "writing to stdout" everywhere.
+#[test]
+fn clear_messages_for_rounds_shards_sizes_boms_and_stdout() {
+    let dir = scratch("messages");
+    let rounds = concat!(env!("CARGO_MANIFEST_DIR"), "/../../testdata/rounds");
+    let recs = dir.join("rounds.jsonl");
+    let tapes = dir.join("tapes");
+    ok(&[
+        "play",
+        "--round",
+        &format!("{rounds}/gauntlet-01.json"),
+        &format!("{rounds}/gauntlet-02.json"),
+        "--out",
+        s(&recs),
+        "--tapes",
+        s(&tapes),
+    ]);
+    fails(
+        &["merge", s(&dir.join("m.jsonl")), s(&recs)],
+        &[
+            "line 1: a scripted-round record (round gauntlet-01, from `play --round`), not a cohort shard",
+            "merge joins the shard files of one `play --shard I/N` run",
+        ],
+    );
+    assert!(
+        ok(&["summary", s(&recs)])
+            .starts_with("cohort     2 games, policy center, driver latent, move cap per round\n")
+    );
+    // A shard's summary shows the shard's seeds, not the cohort's.
+    let out = ok(&[
+        "play",
+        "--games",
+        "10",
+        "--shard",
+        "2/3",
+        "--seed-start",
+        "0x10",
+    ]);
+    assert!(
+        out.starts_with("games      3 (shard 2/3, seeds 0x00000013..0x00000015, policy center"),
+        "{out}"
+    );
+    let board = "0".repeat(49);
+    for table in ["lru:99999999999999999999999", "sa:99999999999999999999999"] {
+        fails(
+            &[
+                "decide", "--table", table, "--board", &board, "--next", "3", "--rise", "5",
+            ],
+            &["99999999999999999999999 is out of range (at most 67108864 entries)"],
+        );
+    }
+    // A BOM before the first record or at the start of a tape is accepted.
+    let mut bom = b"\xEF\xBB\xBF".to_vec();
+    bom.extend(std::fs::read(&recs).unwrap());
+    let bom_recs = dir.join("bom.jsonl");
+    std::fs::write(&bom_recs, &bom).unwrap();
+    assert_eq!(ok(&["summary", s(&bom_recs)]), ok(&["summary", s(&recs)]));
+    let tape = tapes.join("gauntlet-01.tape.json");
+    let mut bom = b"\xEF\xBB\xBF".to_vec();
+    bom.extend(std::fs::read(&tape).unwrap());
+    let bom_tape = dir.join("bom.tape.json");
+    std::fs::write(&bom_tape, &bom).unwrap();
+    let replayed = ok(&["replay", s(&bom_tape)]);
+    assert!(replayed.contains("\"valid\":true"), "{replayed}");
+    // Every failed stdout write says "writing to stdout".
+    for args in [&["play", "--games", "2"][..], &["trace"][..]] {
+        let full = std::fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .unwrap();
+        let out = drop7_cmd().args(args).stdout(full).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
+        assert!(
+            err.starts_with("error: writing to stdout: "),
+            "{args:?}: {err}"
+        );
+    }
+}

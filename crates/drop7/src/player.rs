@@ -97,9 +97,15 @@ impl SpecError {
 pub const MAX_TABLE_ENTRIES: usize = 1 << 26;
 
 fn parse_count(text: &str, what: &str) -> Result<usize, SpecError> {
-    let n = text
-        .parse::<usize>()
-        .map_err(|_| SpecError(format!("{what}: {text:?} is not a non-negative integer")))?;
+    let n = text.parse::<usize>().map_err(|_| {
+        if !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit()) {
+            SpecError(format!(
+                "{what}: {text} is out of range (at most {MAX_TABLE_ENTRIES} entries)"
+            ))
+        } else {
+            SpecError(format!("{what}: {text:?} is not a non-negative integer"))
+        }
+    })?;
     if n > MAX_TABLE_ENTRIES {
         return Err(SpecError(format!(
             "{what}: {n} exceeds the limit of {MAX_TABLE_ENTRIES} entries"

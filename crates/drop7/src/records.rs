@@ -79,7 +79,8 @@ impl<'a> RecordLine<'a> {
 /// The one reader of record files (`summary`, `compare`, `merge`, `play
 /// --resume`): line by line, without a length limit, reporting an
 /// unfinished last line (no `\n`: an interrupted run) as not `complete`
-/// rather than dropping it. Parse each line with [`parse_record_line`].
+/// rather than dropping it. A UTF-8 byte-order mark before the first line is
+/// skipped. Parse each line with [`parse_record_line`].
 ///
 /// ```
 /// use drop7::records::RecordLines;
@@ -123,6 +124,12 @@ impl<R: std::io::BufRead> RecordLines<R> {
             &self.buf[..n - 1]
         } else {
             &self.buf[..]
+        };
+        // A UTF-8 byte-order mark at the start of the file is accepted
+        // (`len` still counts it: it is in the file).
+        let bytes = match bytes.strip_prefix(b"\xEF\xBB\xBF") {
+            Some(rest) if self.number == 1 => rest,
+            _ => bytes,
         };
         Ok(Some(RecordLine {
             number: self.number,

@@ -52,6 +52,8 @@ fn err<T>(msg: impl Into<String>) -> Result<T, FormatError> {
 
 /// Parses JSON text into an object, naming the line and column of a syntax error.
 pub(crate) fn json_object(text: &str) -> Result<serde_json::Map<String, Value>, FormatError> {
+    // A UTF-8 byte-order mark at the start of the file is accepted.
+    let text = text.strip_prefix('\u{FEFF}').unwrap_or(text);
     match serde_json::from_str::<Value>(text) {
         Ok(Value::Object(m)) => Ok(m),
         Ok(_) => err("not a JSON object"),

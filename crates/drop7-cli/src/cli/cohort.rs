@@ -228,6 +228,11 @@ pub fn run_merge(args: &MergeArgs) -> Result<()> {
         let lines = for_each_record_or_none(path, |line, rec| {
             let at = format!("{shown} line {line}");
             let Some(games) = rec.cohort_games else {
+                if let Some(round) = &rec.round {
+                    bail!(
+                        "{at}: a scripted-round record (round {round}, from `play --round`), not a cohort shard: merge joins the shard files of one `play --shard I/N` run (summary and compare read round records)"
+                    );
+                }
                 bail!(
                     "{at}: the record has no cohortGames (written by an older drop7); cannot merge it"
                 );
@@ -744,9 +749,12 @@ pub fn run_summary(args: &SummaryArgs) -> Result<()> {
         "cohort     {games} games, policy {}, driver {}, move cap {}",
         reference.policy,
         reference.driver,
-        reference
-            .max_moves
-            .map_or_else(|| "?".to_string(), |m| m.to_string())
+        match (reference.max_moves, &reference.round) {
+            (Some(m), _) => m.to_string(),
+            // Scripted rounds (`play --round`): each round file sets its own.
+            (None, Some(_)) => "per round".to_string(),
+            (None, None) => "not recorded".to_string(),
+        }
     )?;
     let reasons_text: Vec<String> = reasons.iter().map(|(k, v)| format!("{k} {v}")).collect();
     writeln!(

@@ -356,7 +356,7 @@ pub fn run(args: &PlayArgs) -> Result<()> {
         }
         std::process::exit(if signal == SIGTERM { 143 } else { 130 });
     }
-    print_summary(&setup, &cfg, &kept, args, &summary).context("writing stdout")?;
+    print_summary(&setup, &cfg, &range, &kept, args, &summary).context("writing to stdout")?;
     if let PolicySpec::D7p(cmd) = &setup.policy {
         super::d7p::check_gave_up(cmd)?;
     }
@@ -703,6 +703,7 @@ fn open_out(
 fn print_summary(
     setup: &GameSetup,
     cfg: &CohortConfig,
+    range: &ShardRange,
     kept: &Kept,
     args: &PlayArgs,
     run: &CohortSummary,
@@ -710,14 +711,24 @@ fn print_summary(
     let out = args.out.as_deref();
     let mut all = kept.stats.clone();
     all.merge(&run.stats);
-    let last = nth_seed(setup.seed_start, setup.games - 1);
+    // This run's seeds: the shard's with --shard, else the cohort's.
+    let seeds = match range.games {
+        0 => "none".to_string(),
+        n => format!(
+            "{}..{}",
+            seed_hex(range.seed_start),
+            seed_hex(nth_seed(range.seed_start, n - 1))
+        ),
+    };
+    let shard = args
+        .shard
+        .as_deref()
+        .map_or_else(String::new, |s| format!("shard {s}, "));
     let mut o = io::stdout().lock();
     writeln!(
         o,
-        "games      {} (seeds {}..{}, policy {}, driver {}, move cap {})",
+        "games      {} ({shard}seeds {seeds}, policy {}, driver {}, move cap {})",
         all.games,
-        seed_hex(setup.seed_start),
-        seed_hex(last),
         setup.policy,
         setup.driver.as_str(),
         setup.max_moves

@@ -112,7 +112,7 @@ fn from_tape(path: &PathBuf) -> Result<(String, Vec<Frame>)> {
             rep.error.unwrap_or_default()
         );
     }
-    let v: serde_json::Value = serde_json::from_str(&text)?;
+    let v: serde_json::Value = serde_json::from_str(text.trim_start_matches('\u{FEFF}'))?;
     let nums = |k: &str| -> Vec<u8> {
         v[k].as_array()
             .map(|a| {

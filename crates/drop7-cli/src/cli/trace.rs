@@ -29,7 +29,7 @@ pub fn run(args: &TraceArgs) -> Result<()> {
         let mut policy = make();
         trace_all(engine, &mut policy, &setup, &mut out)
     }))??;
-    out.flush().context("writing stdout")?;
+    out.flush().context("writing to stdout")?;
     if let super::spec::PolicySpec::D7p(cmd) = &setup.policy {
         super::d7p::check_gave_up(cmd)?;
     }
@@ -61,7 +61,7 @@ fn trace_all<E: drop7::runner::Engine, P: Policy>(
             },
         );
         if let Some(e) = failed.take() {
-            return Err(e).context("writing stdout");
+            return Err(e).context("writing to stdout");
         }
     }
     Ok(())
