@@ -262,6 +262,9 @@ function openFromUrl(): void {
   const seedText = p.get("seed");
   if (seedText === null) {
     startGame(randomSeed());
+    if (p.has("moves")) {
+      message(`Bad URL: "moves" needs a "seed" (e.g. ?seed=0x2c&moves=33); started a random game instead.`);
+    }
     return;
   }
   let seed: number;
@@ -351,6 +354,12 @@ async function openFile(file: File): Promise<void> {
   }
   let text: string;
   try {
+    // A NUL byte near the start: a binary file (an archive, an image), not JSON text.
+    const head = new Uint8Array(await file.slice(0, 4096).arrayBuffer());
+    if (head.includes(0)) {
+      message(`Cannot replay “${file.name}”: not a drop7 tape or trace: a binary file, not JSON text.`);
+      return;
+    }
     text = await file.text();
   } catch (e) {
     message(`Could not read “${file.name}”: ${(e as Error).message}`);
