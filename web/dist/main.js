@@ -65,6 +65,11 @@ async function animate(step, before) {
     if (step.clearedBoard)
         $("chain").textContent = "Board cleared! +70,000";
 }
+/** The Seed field: the live game's seed or round (a replay shows its own). */
+function showSeed() {
+    const round = game.roundId();
+    $("seed-text").textContent = round === undefined ? hex(game.seed()) : `round ${round}`;
+}
 /** Makes `g` the live game (a new seed, a restart or a round) and shows it. */
 function begin(g, note = "", info = false) {
     epoch++;
@@ -72,7 +77,7 @@ function begin(g, note = "", info = false) {
     leaveReplay();
     game = g;
     const round = game.roundId();
-    $("seed-text").textContent = round === undefined ? hex(game.seed()) : `round ${round}`;
+    showSeed();
     if (round === undefined)
         $("seed-input").value = hex(game.seed());
     show(JSON.parse(game.state()));
@@ -288,6 +293,7 @@ function enterReplay(r) {
     replay = { r, pos: 0, running: false };
     $("replay-controls").hidden = false;
     $("replay-title").textContent = r.title;
+    $("seed-text").textContent = r.seed === null ? "tape" : hex(r.seed);
     clearBars();
     show(r.start);
     showReplayPos();
@@ -301,6 +307,8 @@ function leaveReplay() {
     replay.running = false;
     replay = null;
     $("replay-controls").hidden = true;
+    if (game)
+        showSeed();
 }
 function showReplayPos() {
     if (!replay)

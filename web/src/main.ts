@@ -70,6 +70,12 @@ async function animate(step: Step, before: string): Promise<void> {
   if (step.clearedBoard) $("chain").textContent = "Board cleared! +70,000";
 }
 
+/** The Seed field: the live game's seed or round (a replay shows its own). */
+function showSeed(): void {
+  const round = game.roundId();
+  $("seed-text").textContent = round === undefined ? hex(game.seed()) : `round ${round}`;
+}
+
 /** Makes `g` the live game (a new seed, a restart or a round) and shows it. */
 function begin(g: WebGame, note = "", info = false): void {
   epoch++;
@@ -77,7 +83,7 @@ function begin(g: WebGame, note = "", info = false): void {
   leaveReplay();
   game = g;
   const round = game.roundId();
-  $("seed-text").textContent = round === undefined ? hex(game.seed()) : `round ${round}`;
+  showSeed();
   if (round === undefined) $<HTMLInputElement>("seed-input").value = hex(game.seed());
   show(JSON.parse(game.state()));
   clearBars();
@@ -293,6 +299,7 @@ function enterReplay(r: Replay): void {
   replay = { r, pos: 0, running: false };
   $("replay-controls").hidden = false;
   $("replay-title").textContent = r.title;
+  $("seed-text").textContent = r.seed === null ? "tape" : hex(r.seed);
   clearBars();
   show(r.start);
   showReplayPos();
@@ -306,6 +313,7 @@ function leaveReplay(): void {
   replay.running = false;
   replay = null;
   $("replay-controls").hidden = true;
+  if (game) showSeed();
 }
 
 function showReplayPos(): void {

@@ -381,6 +381,7 @@ test("dropped files: a tape replays move by move; corrupt and foreign files get 
 
   await dropFile(page, "gauntlet-01-center.json", JSON.stringify(tape));
   await page.waitForSelector("[data-testid=replay-title]:has-text('valid and complete')");
+  assert.equal(await page.textContent("[data-testid=seed]"), "tape");
   for (let k = 1; k <= Math.min(25, lines.length); k++) {
     await page.click("[data-testid=replay-next]");
     await settled(page, k);
@@ -394,8 +395,10 @@ test("dropped files: a tape replays move by move; corrupt and foreign files get 
   await page.setInputFiles("[data-testid=file]", { name: "t.jsonl", mimeType: "text/plain", buffer: Buffer.from(traceText) });
   await page.waitForSelector("[data-testid=replay-title]:has-text('trace of seed 0x00000009')");
   assert.match(await message(page), /reproduced by the headless driver/);
+  assert.equal(await page.textContent("[data-testid=seed]"), "0x00000009");
   await page.click("[data-testid=replay-exit]");
   assert.equal((await read(page)).moves, 0);
+  assert.equal(await page.textContent("[data-testid=seed]"), "0x00000001");
   await page.close();
 });
 
