@@ -265,7 +265,7 @@ test("a full column and clicks during animation: queued, in order, with a messag
 test("waves animate; the fair player plays on its own and stops", async () => {
   // The first move of the traces that pops something, animated at normal speed.
   let at = null;
-  for (const g of games()) for (const l of g) if (!at && l.waves.length > 1) at = { seed: l.seed, moves: g.slice(0, l.move - 1).map((x) => x.column), line: l };
+  for (const g of games()) for (const l of g) if (!at && l.waves.length > 1) at = { seed: l.seed, moves: g.slice(0, l.move - 1).map((x) => x.column), line: l, game: g };
   assert.ok(at, "no chain in the traces");
   const page = await open(`?seed=${at.seed}&moves=${at.moves.join("")}`, "220");
   await page.click(`[data-testid=drop-${at.line.column}]`);
@@ -288,6 +288,11 @@ test("waves animate; the fair player plays on its own and stops", async () => {
   await page.waitForTimeout(300);
   const later = await read(page);
   assert.ok(later.moves - after.moves <= 1, "still playing after stop");
+  // It played as the fair player at d1s1 does (the traces are fair:d1s1 games).
+  await settled(page, later.moves);
+  await page.click("[data-testid=share]");
+  const played = new URL(await page.inputValue("[data-testid=share-url]")).searchParams.get("moves");
+  assert.equal(played, at.game.slice(0, later.moves).map((l) => l.column).join(""));
   await page.close();
 });
 
