@@ -4,51 +4,16 @@
 //! one-line errors (naming file and line) for bad record files.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-fn drop7(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_drop7"))
-        .args(args)
-        .env_remove("DROP7_GRAVITY")
-        .output()
-        .expect("drop7 runs")
-}
-
-fn ok(args: &[&str]) -> String {
-    let out = drop7(args);
-    assert!(
-        out.status.success(),
-        "drop7 {args:?} failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
-}
-
-/// Runs a command that must fail with one `error: …` line containing every
-/// `needle`; returns the line.
-fn fails(args: &[&str], needles: &[&str]) -> String {
-    let out = drop7(args);
-    let err = String::from_utf8_lossy(&out.stderr).to_string();
-    assert_eq!(out.status.code(), Some(1), "drop7 {args:?}: {err}");
-    assert_eq!(err.lines().count(), 1, "drop7 {args:?}: {err}");
-    for n in needles {
-        assert!(err.contains(n), "drop7 {args:?}: {err:?} lacks {n:?}");
-    }
-    err
-}
+mod common;
+use common::{drop7, fails, ok, s};
 
 fn scratch(name: &str) -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("cohort-{name}"));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
+    common::scratch_in("cohort", name)
 }
 
 /// A record file's lines as JSON, without the fields that may differ between

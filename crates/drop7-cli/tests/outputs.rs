@@ -4,25 +4,10 @@
 //! refuses a game counted twice; stdout failures say so.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Command;
 
-fn drop7(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_drop7"))
-        .args(args)
-        .env_remove("DROP7_GRAVITY")
-        .output()
-        .expect("drop7 runs")
-}
-
-fn ok(args: &[&str]) -> Output {
-    let out = drop7(args);
-    assert!(
-        out.status.success(),
-        "drop7 {args:?} failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out
-}
+mod common;
+use common::{drop7, ok_output as ok, s};
 
 /// Runs a command that must fail (status 1) with one `error: …` line
 /// containing every `needle`.
@@ -39,14 +24,7 @@ fn fails(args: &[&str], needles: &[&str]) -> String {
 }
 
 fn scratch(name: &str) -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("outputs-{name}"));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
+    common::scratch_in("outputs", name)
 }
 
 fn cohort(dir: &Path) -> PathBuf {

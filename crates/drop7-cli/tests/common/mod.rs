@@ -76,3 +76,58 @@ pub fn drop7_command() -> std::process::Command {
         _ => std::process::Command::new(exe),
     }
 }
+
+/// A command running the `drop7` binary under test directly (no
+/// `DROP7_TEST_RUNNER`), with `DROP7_GRAVITY` unset.
+pub fn drop7_cmd() -> std::process::Command {
+    let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_drop7"));
+    c.env_remove("DROP7_GRAVITY");
+    c
+}
+
+/// Runs `drop7 ARGS` ([`drop7_cmd`]) to the end.
+pub fn drop7(args: &[&str]) -> std::process::Output {
+    drop7_cmd().args(args).output().expect("drop7 runs")
+}
+
+/// Runs `drop7 ARGS`, which must succeed; its output.
+pub fn ok_output(args: &[&str]) -> std::process::Output {
+    let out = drop7(args);
+    assert!(
+        out.status.success(),
+        "drop7 {args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+/// Runs `drop7 ARGS`, which must succeed; its stdout.
+pub fn ok(args: &[&str]) -> String {
+    String::from_utf8(ok_output(args).stdout).unwrap()
+}
+
+/// Runs a command that must fail (exit 1) with one `error: …` line holding
+/// every `needle`; returns the line.
+pub fn fails(args: &[&str], needles: &[&str]) -> String {
+    let out = drop7(args);
+    let err = String::from_utf8_lossy(&out.stderr).to_string();
+    assert_eq!(out.status.code(), Some(1), "drop7 {args:?}: {err}");
+    assert_eq!(err.lines().count(), 1, "drop7 {args:?}: {err}");
+    for n in needles {
+        assert!(err.contains(n), "drop7 {args:?}: {err:?} lacks {n:?}");
+    }
+    err
+}
+
+/// A fresh, empty scratch folder `PREFIX-NAME` under the target's tmp dir.
+pub fn scratch_in(prefix: &str, name: &str) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("{prefix}-{name}"));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// A path as `&str` (test paths are UTF-8).
+pub fn s(p: &std::path::Path) -> &str {
+    p.to_str().unwrap()
+}
