@@ -25,7 +25,7 @@ export function parseSeed(text: string): number;
  *
  * # Errors
  * A malformed board, `next` outside 1..=7, `rise` outside 1..=5, depth
- * outside 1..=8 or strata outside 1..=32.
+ * outside 1..=8 or strata outside 1..=32, or a table the browser cannot allocate.
  */
 export function decide(board: string, next: number, rise: number, depth: number, strata: number): string;
 /**

@@ -139,7 +139,7 @@ export function parseSeed(text) {
  *
  * # Errors
  * A malformed board, `next` outside 1..=7, `rise` outside 1..=5, depth
- * outside 1..=8 or strata outside 1..=32.
+ * outside 1..=8 or strata outside 1..=32, or a table the browser cannot allocate.
  * @param {string} board
  * @param {number} next
  * @param {number} rise

@@ -378,7 +378,7 @@ pub fn parse_seed(text: &str) -> Result<u32, JsError> {
 ///
 /// # Errors
 /// A malformed board, `next` outside 1..=7, `rise` outside 1..=5, depth
-/// outside 1..=8 or strata outside 1..=32.
+/// outside 1..=8 or strata outside 1..=32, or a table the browser cannot allocate.
 #[wasm_bindgen]
 pub fn decide(
     board: &str,
@@ -403,12 +403,9 @@ pub fn decide(
         TableSpec::SetAssociative { entries, ways } => (entries, ways),
         _ => (1 << 16, 4),
     };
-    let mut s = FairSearch::new(
-        FairLeaf,
-        SetAssociative::new(entries, ways),
-        Portable,
-        SearchConfig::new(depth, strata),
-    );
+    // Fallible: a browser may refuse the 46 MB of the deep table (a message, not a trap).
+    let table = SetAssociative::try_new(entries, ways).map_err(|e| JsError::new(&e.to_string()))?;
+    let mut s = FairSearch::new(FairLeaf, table, Portable, SearchConfig::new(depth, strata));
     let d = s.decide(&pos);
     Ok(serde_json::to_string(&DecideRecord::new(&d, 0.0)).unwrap_or_default())
 }
