@@ -105,7 +105,8 @@ pub fn apply_move<G: Gravity, R: DiscSource, S: WaveSink>(
         waves: first.waves,
         ..MoveSummary::default()
     };
-    if board.is_empty() {
+    // Without a wave the dropped disc is still there.
+    if first.waves > 0 && board.is_empty() {
         s.score_delta += CLEAR_BONUS;
         s.cleared_board = true;
     }
@@ -123,7 +124,8 @@ pub fn apply_move<G: Gravity, R: DiscSource, S: WaveSink>(
             let rise = cascade::resolve_after_rise(gravity, board, first.waves + 1, rng, sink);
             s.score_delta += rise.points;
             s.waves += rise.waves;
-            if board.is_empty() {
+            // Without a wave the new bottom row is still there.
+            if rise.waves > 0 && board.is_empty() {
                 s.score_delta += CLEAR_BONUS;
                 s.cleared_board = true;
             }
@@ -400,9 +402,12 @@ impl<G: Gravity> Game<G> {
 
     /// Plays `column`, sending waves to `sink`; allocation-free.
     ///
+    /// Inlined into its caller (the headless move is the whole-game loop's
+    /// body; the stream driver's move is a call).
+    ///
     /// # Errors
     /// See [`check_move`]; nothing changes on error.
-    #[inline]
+    #[inline(always)]
     pub fn play_into<S: WaveSink>(
         &mut self,
         column: usize,
@@ -435,7 +440,20 @@ impl<G: Gravity> Game<G> {
                 }
                 Ok(s)
             }
+            Driver::Stream { .. } => self.play_stream(column, sink),
+        }
+    }
+
+    /// [`Game::play_into`] with the stream driver.
+    #[inline(never)]
+    fn play_stream<S: WaveSink>(
+        &mut self,
+        column: usize,
+        sink: &mut S,
+    ) -> Result<MoveSummary, MoveError> {
+        match &mut self.driver {
             Driver::Stream { rng, .. } => self.state.play_with(self.gravity, column, rng, sink),
+            Driver::Headless { .. } => unreachable!("play_stream is called for the stream driver"),
         }
     }
 
