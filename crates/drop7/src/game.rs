@@ -93,6 +93,20 @@ pub fn apply_move<G: Gravity, R: DiscSource, S: WaveSink>(
     rng: &mut R,
     sink: &mut S,
 ) -> MoveSummary {
+    apply_move_inline(gravity, pos, column, settled, rng, sink)
+}
+
+/// [`apply_move`], always inlined (the headless game move: no call, the
+/// summary stays in registers).
+#[inline(always)]
+fn apply_move_inline<G: Gravity, R: DiscSource, S: WaveSink>(
+    gravity: G,
+    pos: &mut Position,
+    column: usize,
+    settled: bool,
+    rng: &mut R,
+    sink: &mut S,
+) -> MoveSummary {
     let board = &mut pos.board;
     board.drop_disc(column, pos.next_disc);
     let first = if settled {
@@ -421,7 +435,7 @@ impl<G: Gravity> Game<G> {
                 // The move's reveal stream, seeded only if a gray is revealed;
                 // the next disc is the headless one (no draw from the stream).
                 let mut rng = HeadlessReveals::new(seed, st.moves_played);
-                let s = apply_move(
+                let s = apply_move_inline(
                     self.gravity,
                     &mut st.position,
                     column,
