@@ -490,8 +490,33 @@ fn bench_engine_writes_json() {
     }
     let reference = arms.iter().find(|a| a["arm"] == "reference").unwrap();
     assert_eq!(reference["games"], 16);
-    assert_eq!(engine["threads"].as_array().unwrap().len(), 2);
-    assert!(engine["scaling"].as_f64().unwrap() > 0.0);
+    let threads = engine["threads"].as_array().unwrap();
+    assert_eq!(threads.len(), 2);
+    // The 2/1-thread scaling is withheld (null) when either run was under load.
+    let loaded = threads.iter().any(|t| t["underLoad"] == true);
+    assert_eq!(engine["scaling"].is_null(), loaded, "{engine}");
+    assert!(loaded || engine["scaling"].as_f64().unwrap() > 0.0);
+    for r in engine["ratios"].as_array().unwrap() {
+        let shown = format!(
+            "{} vs {}: ratio not reported",
+            r["arm"].as_str().unwrap(),
+            r["baseline"].as_str().unwrap()
+        );
+        let flagged = table.lines().any(|l| {
+            l.split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" ")
+                .starts_with(&shown)
+        });
+        assert_eq!(flagged, r["underLoad"] == true, "{table}");
+        // A ratio below 1 reads "slower", never "0.85x faster".
+        assert!(
+            !table
+                .lines()
+                .any(|l| l.contains(" 0.") && l.contains("x faster")),
+            "{table}"
+        );
+    }
     let ratios = engine["ratios"].as_array().unwrap();
     let r = ratios
         .iter()
@@ -499,4 +524,75 @@ fn bench_engine_writes_json() {
         .unwrap();
     assert!(r["speedup"].as_f64().unwrap() > 0.0);
     assert!(!v["machine"]["logicalCpus"].is_null());
+}
+
+/// The report names the CPU model and the gravity path chosen, and says what
+/// asked for it.
+#[test]
+fn bench_names_the_machine_and_gravity_path() {
+    let dir = scratch("bench-machine");
+    let out = dir.join("bench.json");
+    let run = common::drop7_command()
+        .args([
+            "bench",
+            "--quick",
+            "--games",
+            "32",
+            "--reference-games",
+            "8",
+        ])
+        .arg("--out")
+        .arg(&out)
+        .env("DROP7_GRAVITY", "portable")
+        .output()
+        .unwrap();
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let text = String::from_utf8(run.stdout).unwrap();
+    let first = text.lines().next().unwrap();
+    assert!(
+        first.contains("gravity path portable (requested portable (DROP7_GRAVITY)"),
+        "{first}"
+    );
+    let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
+    let m = &v["machine"];
+    assert_eq!(m["gravity"], "portable");
+    assert_eq!(m["gravityRequest"], "portable (DROP7_GRAVITY)");
+    assert_eq!(m["bmi2"], has_bmi2());
+    let model = std::fs::read_to_string("/proc/cpuinfo").ok().and_then(|t| {
+        t.lines()
+            .find(|l| l.starts_with("model name"))
+            .and_then(|l| l.split(':').nth(1))
+            .map(|s| s.trim().to_string())
+    });
+    if let Some(model) = model {
+        assert_eq!(m["cpu"], model.as_str());
+        assert!(first.starts_with(&format!("machine: {model}, ")), "{first}");
+    }
+    let auto = common::drop7_command()
+        .args([
+            "bench",
+            "--quick",
+            "--games",
+            "32",
+            "--reference-games",
+            "8",
+        ])
+        .arg("--out")
+        .arg(&out)
+        .env_remove("DROP7_GRAVITY")
+        .output()
+        .unwrap();
+    assert!(auto.status.success());
+    let first = String::from_utf8(auto.stdout).unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
+    assert_eq!(v["machine"]["gravityRequest"], "auto (default)");
+    assert_eq!(v["machine"]["gravity"], v["machine"]["autoGravity"]);
+    assert!(
+        first.contains("(requested auto (default); auto = "),
+        "{first}"
+    );
 }

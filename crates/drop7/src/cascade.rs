@@ -15,7 +15,8 @@
 //!   cell's hit count for the whole board at once.
 //! * **Reveals** take their values from the [`DiscSource`] in ascending
 //!   row-major order (top row first, then column order), before gravity.
-//! * **Gravity** runs only on columns that lost a cell.
+//! * **Gravity** runs only on columns that lost a cell, and takes out just
+//!   the popped nibbles ([`Gravity::remove`]).
 //! * **Column pairs.** Poppers are found on columns c and 6 − c packed in
 //!   one `u64` (column 3 in both halves), two columns a step. (Cover hits on
 //!   pairs measured 3% more instructions a move: packing costs more than it
@@ -26,9 +27,7 @@
 //!
 //! Waves go to a caller-supplied [`WaveSink`], so the move path never allocates.
 
-use crate::board::{
-    Board, COLUMN_BITS, NIBBLE_ONES, SIZE, nonzero_nibbles, word_height, zero_nibbles,
-};
+use crate::board::{Board, NIBBLE_ONES, SIZE, nonzero_nibbles, word_height, zero_nibbles};
 use crate::gravity::Gravity;
 use crate::rng::DiscSource;
 
@@ -205,8 +204,14 @@ fn poppers(cols: &[u32; SIZE]) -> [u32; SIZE] {
         let vertical = u64::from(HEIGHT_ONES[cols[k].leading_zeros() as usize])
             | u64::from(HEIGHT_ONES[cols[SIZE - 1 - k].leading_zeros() as usize]) << 32;
         let numbered = ones[k] & !(w >> 3);
-        // Equal to the row run or to the height: not (both differ).
-        let pops = numbered & !(pair_nonzero(w ^ run) & pair_nonzero(w ^ vertical));
+        // Equal to the row run or to the height: not (both differ). On a
+        // numbered cell both sides are below 8, so their xor is its low three
+        // bits: adding 7 to them sets bit 3 iff they differ (no carry leaves
+        // the nibble). Bits the shift brings down from the next nibble
+        // meet only zeros of `numbered`.
+        let differ = (((w ^ run) & PAIR_LOW_THREE) + PAIR_LOW_THREE)
+            & (((w ^ vertical) & PAIR_LOW_THREE) + PAIR_LOW_THREE);
+        let pops = numbered & !(differ >> 3);
         out[SIZE - 1 - k] = (pops >> 32) as u32;
         out[k] = pops as u32;
     }
@@ -346,7 +351,9 @@ fn resolve_from<G: Gravity, R: DiscSource, S: WaveSink>(
         let mut any_reveal = 0u32;
         for c in 0..SIZE {
             let p = pop[c];
-            let mut hits = ((p << 4) & COLUMN_BITS) + (p >> 4);
+            // Hits per nibble (0..=4, no carries). A hit above the top row
+            // lands in nibble 7, which no covered cell has.
+            let mut hits = (p << 4) + (p >> 4);
             if c > 0 {
                 hits += pop[c - 1];
             }
@@ -355,12 +362,13 @@ fn resolve_from<G: Gravity, R: DiscSource, S: WaveSink>(
             }
             let w = cols[c];
             let covered = (w >> 3) & NIBBLE_ONES;
-            let cracked = covered & w;
-            let solid = covered & !w;
-            let ge1 = nonzero_nibbles(hits);
+            // Two hits or more; with bit 0 of `hits` (odd counts) that is
+            // every hit count: one hit is bit 0 without `ge2`.
             let ge2 = ((hits >> 1) | (hits >> 2)) & NIBBLE_ONES;
-            let rv = (solid & ge2) | (cracked & ge1);
-            let crack = solid & ge1 & !ge2;
+            // A cracked gray (9: bit 0 set) reveals on any hit, a solid one
+            // (8) on two or more; a solid gray hit once cracks.
+            let rv = covered & (ge2 | (w & hits));
+            let crack = covered & !w & hits & !ge2;
             reveal[c] = rv;
             any_reveal |= rv;
             // Poppers vanish; a solid hit once becomes cracked (8 -> 9).
@@ -397,9 +405,10 @@ fn resolve_from<G: Gravity, R: DiscSource, S: WaveSink>(
         });
         result.points += points;
         result.waves += 1;
+        // The popped cells are the only holes (the board was bottom-packed).
         for c in 0..SIZE {
             if pop[c] != 0 {
-                cols[c] = gravity.compact(cols[c]);
+                cols[c] = gravity.remove(cols[c], pop[c]);
             }
         }
         depth += 1;

@@ -93,6 +93,20 @@ pub fn apply_move<G: Gravity, R: DiscSource, S: WaveSink>(
     rng: &mut R,
     sink: &mut S,
 ) -> MoveSummary {
+    apply_move_inline(gravity, pos, column, settled, rng, sink)
+}
+
+/// [`apply_move`], always inlined (the headless game move: no call, the
+/// summary stays in registers).
+#[inline(always)]
+fn apply_move_inline<G: Gravity, R: DiscSource, S: WaveSink>(
+    gravity: G,
+    pos: &mut Position,
+    column: usize,
+    settled: bool,
+    rng: &mut R,
+    sink: &mut S,
+) -> MoveSummary {
     let board = &mut pos.board;
     board.drop_disc(column, pos.next_disc);
     let first = if settled {
@@ -105,7 +119,8 @@ pub fn apply_move<G: Gravity, R: DiscSource, S: WaveSink>(
         waves: first.waves,
         ..MoveSummary::default()
     };
-    if board.is_empty() {
+    // Without a wave the dropped disc is still there.
+    if first.waves > 0 && board.is_empty() {
         s.score_delta += CLEAR_BONUS;
         s.cleared_board = true;
     }
@@ -123,7 +138,8 @@ pub fn apply_move<G: Gravity, R: DiscSource, S: WaveSink>(
             let rise = cascade::resolve_after_rise(gravity, board, first.waves + 1, rng, sink);
             s.score_delta += rise.points;
             s.waves += rise.waves;
-            if board.is_empty() {
+            // Without a wave the new bottom row is still there.
+            if rise.waves > 0 && board.is_empty() {
                 s.score_delta += CLEAR_BONUS;
                 s.cleared_board = true;
             }
@@ -400,9 +416,12 @@ impl<G: Gravity> Game<G> {
 
     /// Plays `column`, sending waves to `sink`; allocation-free.
     ///
+    /// Inlined into its caller (the headless move is the whole-game loop's
+    /// body; the stream driver's move is a call).
+    ///
     /// # Errors
     /// See [`check_move`]; nothing changes on error.
-    #[inline]
+    #[inline(always)]
     pub fn play_into<S: WaveSink>(
         &mut self,
         column: usize,
@@ -416,7 +435,7 @@ impl<G: Gravity> Game<G> {
                 // The move's reveal stream, seeded only if a gray is revealed;
                 // the next disc is the headless one (no draw from the stream).
                 let mut rng = HeadlessReveals::new(seed, st.moves_played);
-                let s = apply_move(
+                let s = apply_move_inline(
                     self.gravity,
                     &mut st.position,
                     column,
@@ -435,7 +454,20 @@ impl<G: Gravity> Game<G> {
                 }
                 Ok(s)
             }
+            Driver::Stream { .. } => self.play_stream(column, sink),
+        }
+    }
+
+    /// [`Game::play_into`] with the stream driver.
+    #[inline(never)]
+    fn play_stream<S: WaveSink>(
+        &mut self,
+        column: usize,
+        sink: &mut S,
+    ) -> Result<MoveSummary, MoveError> {
+        match &mut self.driver {
             Driver::Stream { rng, .. } => self.state.play_with(self.gravity, column, rng, sink),
+            Driver::Headless { .. } => unreachable!("play_stream is called for the stream driver"),
         }
     }
 

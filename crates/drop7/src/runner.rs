@@ -85,7 +85,8 @@ impl<G: Gravity> EngineGame for Game<G> {
     fn moves_played(&self) -> u32 {
         self.state().moves_played
     }
-    #[inline]
+    // Inlined: the move is the body of the whole-game loop.
+    #[inline(always)]
     fn play_move<S: WaveSink>(
         &mut self,
         column: usize,

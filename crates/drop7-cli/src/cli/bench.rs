@@ -186,6 +186,9 @@ struct Plan {
     cohort_games: u64,
     cohort_policy: FairSpec,
     gravity: GravityPath,
+    /// What was asked for: `auto`, `bmi2` or `portable`, and where
+    /// (`--gravity`, `DROP7_GRAVITY` or the default).
+    gravity_request: String,
 }
 
 impl Plan {
@@ -193,9 +196,23 @@ impl Plan {
         let q = args.quick;
         let pick =
             |v: Option<usize>, full: usize, quick: usize| v.unwrap_or(if q { quick } else { full });
-        let choice = match &args.gravity {
-            Some(g) => g.parse::<GravityChoice>().context("--gravity")?,
-            None => GravityChoice::from_env().context("DROP7_GRAVITY")?,
+        let (choice, source) = match &args.gravity {
+            Some(g) => (
+                g.parse::<GravityChoice>().context("--gravity")?,
+                "--gravity",
+            ),
+            None => match std::env::var("DROP7_GRAVITY") {
+                Ok(v) if !v.is_empty() => (
+                    GravityChoice::from_env().context("DROP7_GRAVITY")?,
+                    "DROP7_GRAVITY",
+                ),
+                _ => (GravityChoice::Auto, "default"),
+            },
+        };
+        let requested = match choice {
+            GravityChoice::Auto => "auto",
+            GravityChoice::Bmi2 => "bmi2",
+            GravityChoice::Portable => "portable",
         };
         let plan = Plan {
             games: args.games.unwrap_or(if q { 4096 } else { 262_144 }),
@@ -231,6 +248,7 @@ impl Plan {
                 },
             },
             gravity: choice.resolve()?,
+            gravity_request: format!("{requested} ({source})"),
         };
         if plan.games == 0 || plan.reference_games == 0 {
             bail!("--games and --reference-games must be at least 1");
@@ -314,7 +332,7 @@ pub fn run(args: &BenchArgs) -> Result<()> {
         .append(true)
         .open(&out)
         .with_context(|| format!("cannot write --out {}", out.display()))?;
-    let machine = machine();
+    let machine = machine(&plan);
     print_machine(&machine);
     let mut report = Report {
         machine,
@@ -371,7 +389,14 @@ struct Machine {
     cpu: Option<String>,
     logical_cpus: usize,
     bmi2: bool,
+    /// What `--gravity auto` picks on this CPU.
     auto_gravity: &'static str,
+    /// The gravity path of the search and cohort suites (the engine suite
+    /// times both paths).
+    gravity: &'static str,
+    /// What chose it: `auto`, `bmi2` or `portable`, then `(--gravity)`,
+    /// `(DROP7_GRAVITY)` or `(default)`.
+    gravity_request: String,
     arch: &'static str,
     os: &'static str,
     drop7: &'static str,
@@ -380,7 +405,7 @@ struct Machine {
 }
 
 /// What the report says about the machine.
-fn machine() -> Machine {
+fn machine(plan: &Plan) -> Machine {
     let cpu = fs::read_to_string("/proc/cpuinfo").ok().and_then(|t| {
         t.lines()
             .find(|l| l.starts_with("model name"))
@@ -394,6 +419,8 @@ fn machine() -> Machine {
         auto_gravity: GravityChoice::Auto
             .resolve()
             .map_or("portable", |p| p.name()),
+        gravity: plan.gravity.name(),
+        gravity_request: plan.gravity_request.clone(),
         arch: std::env::consts::ARCH,
         os: std::env::consts::OS,
         drop7: env!("CARGO_PKG_VERSION"),
@@ -403,10 +430,12 @@ fn machine() -> Machine {
 
 fn print_machine(m: &Machine) {
     outln!(
-        "machine: {}, {} logical CPUs, BMI2 {}, gravity path auto = {}, {}/{}, 1-minute load {}",
+        "machine: {}, {} logical CPUs, BMI2 {}, gravity path {} (requested {}; auto = {}), {}/{}, 1-minute load {}",
         m.cpu.as_deref().unwrap_or("unknown CPU"),
         m.logical_cpus,
         if m.bmi2 { "yes" } else { "no" },
+        m.gravity,
+        m.gravity_request,
         m.auto_gravity,
         m.arch,
         m.os,
@@ -1307,7 +1336,9 @@ struct EngineReport {
     skipped: Vec<Skipped>,
     ratios: Vec<Ratio>,
     threads: Vec<ThreadRun>,
-    scaling: f64,
+    /// Moves/s on 2 threads over 1 thread; `None` when either run was
+    /// under load.
+    scaling: Option<f64>,
 }
 
 #[derive(Serialize)]
@@ -1362,6 +1393,8 @@ struct Ratio {
 struct ThreadRun {
     /// 1-minute load average sampled before the run.
     load1: Option<f64>,
+    /// `load1` above the threads asked for.
+    under_load: bool,
     threads: usize,
     gravity: &'static str,
     games: u64,
@@ -1580,6 +1613,7 @@ fn engine_suite(plan: &Plan, seed_start: u32) -> Result<EngineReport> {
         let (moves_per_second, ns_per_move) = per_move(seconds, moves);
         let run = ThreadRun {
             load1: load,
+            under_load: under_load(load, t),
             threads: used,
             gravity: path.name(),
             games,
@@ -1596,13 +1630,15 @@ fn engine_suite(plan: &Plan, seed_start: u32) -> Result<EngineReport> {
         );
         threads.push(run);
     }
-    let scaling = threads[1].moves_per_second / threads[0].moves_per_second;
-    if under_load(threads[1].load1, 2) || under_load(threads[0].load1, 1) {
+    let scaling = if threads.iter().any(|r| r.under_load) {
         let load = max_load(threads[0].load1, threads[1].load1);
         outln!("scaling 2 threads / 1 thread: {}", load_flag(load, 2));
+        None
     } else {
-        outln!("scaling 2 threads / 1 thread: {scaling:.2}x");
-    }
+        let s = threads[1].moves_per_second / threads[0].moves_per_second;
+        outln!("scaling 2 threads / 1 thread: {s:.2}x moves per second");
+        Some(s)
+    };
 
     Ok(EngineReport {
         workload: Workload {
@@ -1751,4 +1787,43 @@ fn cohort_suite(plan: &Plan) -> Result<CohortReport> {
         runs,
         scaling,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ratios_read_faster_or_slower_never_below_one() {
+        assert_eq!(speed_words(1.234), "1.23x faster");
+        assert_eq!(speed_words(1.0), "1.00x faster");
+        assert_eq!(speed_words(0.85), "1.18x slower");
+        assert_eq!(speed_words(0.5), "2.00x slower");
+    }
+
+    #[test]
+    fn load_above_the_threads_used_is_flagged() {
+        assert!(!under_load(None, 1));
+        assert!(!under_load(Some(0.4), 1));
+        assert!(!under_load(Some(1.0), 1));
+        assert!(under_load(Some(1.01), 1));
+        // The bench's own second thread counts in the load.
+        assert!(!under_load(Some(1.9), 2));
+        assert!(under_load(Some(2.5), 2));
+        assert_eq!(max_load(Some(0.5), Some(3.0)), Some(3.0));
+        assert_eq!(max_load(None, Some(3.0)), Some(3.0));
+        assert_eq!(max_load(Some(0.5), None), Some(0.5));
+        let flag = load_flag(Some(3.25), 2);
+        assert!(
+            flag.contains("3.25") && flag.contains("2 thread(s)"),
+            "{flag}"
+        );
+        assert!(flag.contains("not reported"), "{flag}");
+    }
+
+    #[test]
+    fn d5_roots_are_the_published_ones() {
+        assert_eq!(D5_ROOTS, [0, 2, 4, 8]);
+        assert_eq!(COHORT_SEED, 0xA52E_1300);
+    }
 }
