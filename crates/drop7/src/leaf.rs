@@ -320,6 +320,7 @@ impl ShapeEntry {
         let rise_pressure = f.rise_pressure(pos.moves_remaining);
         let direct_potential = f.compute_additions();
         let latent_chain_potential = f.compute_releases();
+        f.compute_joint(f.next_to_gray());
         let terms = f.terms_from(
             [
                 covered_height_risk,
@@ -358,7 +359,10 @@ impl ShapeEntry {
         // §9.4: an addition is a function of the cell's number and the
         // shape, so only the changed cells' additions change.
         let addition_cells = f.addition_cells();
-        let mut lines = 0u64;
+        let (horizontal, vertical) = f.release_cells();
+        // The releases that read a changed addition: the horizontal ones in
+        // a changed cell's run, the vertical ones in its column.
+        let mut stale = changed;
         let mut cells = changed;
         while cells != 0 {
             let i = cells.trailing_zeros();
@@ -368,7 +372,9 @@ impl ShapeEntry {
             } else {
                 0.0
             };
-            lines |= 0x7F << (8 * (i / 8)) | COLUMN_0 << (i % 8);
+            let (start, end) = f.hrun(i);
+            let run = u64::from(span(start, end)) << (8 * (i / 8));
+            stale |= (run & horizontal) | ((COLUMN_0 << (i % 8)) & vertical);
         }
         let mut direct_potential = 0.0;
         let mut cells = addition_cells;
@@ -377,12 +383,11 @@ impl ShapeEntry {
             cells &= cells - 1;
             direct_potential += f.addition[i];
         }
-        // §9.5: a release reads the cell's number and the additions of its
-        // row and column: only those in the changed cells' rows and columns
-        // can change.
-        let (horizontal, vertical) = f.release_cells();
+        // §9.5: a release reads the cell's number and the additions of the
+        // other numbered cells of its run (horizontal) and column
+        // (vertical): only the changed cells and the `stale` ones can change.
         let release_cells = horizontal | vertical;
-        let mut cells = lines & num;
+        let mut cells = stale;
         while cells != 0 {
             let i = cells.trailing_zeros();
             cells &= cells - 1;
@@ -399,6 +404,7 @@ impl ShapeEntry {
             cells &= cells - 1;
             latent_chain_potential += f.total[i];
         }
+        f.compute_joint(stale & f.next_to_gray());
         let [covered_height_risk, rise_pressure] = self.shape_terms;
         let terms = f.terms_from(
             [
@@ -827,10 +833,12 @@ struct Features {
     /// §9.5 `release` by bit index (0.0 where
     /// [`Features::compute_releases`] writes nothing, again exactly). The
     /// indices of no cell (bit 7 of a row byte, byte 7) stay 0.0 in both
-    /// arrays: they stand in for the missing neighbours of edge cells,
-    /// `(i ± 1) & 63` and `(i ± 8) & 63`, whose total `union(0.0, 0.0)` is
-    /// +0.0.
+    /// arrays and in `joint`: they stand in for the missing neighbours of
+    /// edge cells, `(i ± 1) & 63` and `(i ± 8) & 63`.
     total: [f64; 64],
+    /// `union(addition, release)` of the numbered cells next to a gray (the
+    /// only totals §9.8 reads; [`Features::compute_joint`]), 0.0 elsewhere.
+    joint: [f64; 64],
 }
 
 impl Features {
@@ -862,6 +870,7 @@ impl Features {
             run_at_least: run_masks(occ),
             addition: [0.0; 64],
             total: [0.0; 64],
+            joint: [0.0; 64],
         }
     }
 
@@ -874,6 +883,7 @@ impl Features {
         let rise_pressure = self.rise_pressure(moves_remaining);
         let direct_potential = self.compute_additions();
         let latent_chain_potential = self.compute_releases();
+        self.compute_joint(self.next_to_gray());
         self.terms_from(
             [
                 covered_height_risk,
@@ -1331,15 +1341,31 @@ impl Features {
     }
 
     /// The totals `union(addition, release)` of the four neighbours of cell
-    /// `i` (up, down, left, right), +0.0 for missing or non-numbered ones
-    /// (see [`Features::total`]). As
+    /// `i` (up, down, left, right), 0.0 for missing or non-numbered ones
+    /// (see [`Features::joint`]). As
     /// §9.8 supports the extra zeros change nothing: they sort last, a factor
     /// `1 - 0.0` is exactly 1, a term `0.0 * w` is +0.0, and adding +0.0 to a
     /// non-negative sum changes nothing.
     #[inline(always)]
     fn neighbour_totals(&self, i: usize) -> [f64; 4] {
-        [i.wrapping_sub(8), i + 8, i.wrapping_sub(1), i + 1]
-            .map(|j| union(self.addition[j & 63], self.total[j & 63]))
+        [i.wrapping_sub(8), i + 8, i.wrapping_sub(1), i + 1].map(|j| self.joint[j & 63])
+    }
+
+    /// The numbered cells next to a gray.
+    #[inline(always)]
+    fn next_to_gray(&self) -> u64 {
+        let gray = self.gray;
+        self.num & ((gray << 8) | (gray >> 8) | (gray << 1) | (gray >> 1))
+    }
+
+    /// `joint = union(addition, release)` for the numbered cells `cells`.
+    #[inline(always)]
+    fn compute_joint(&mut self, mut cells: u64) {
+        while cells != 0 {
+            let p = cells.trailing_zeros() as usize & 63;
+            cells &= cells - 1;
+            self.joint[p] = union(self.addition[p], self.total[p]);
+        }
     }
 
     /// §9.8 cracked_exposure: row-major over the exposed cracked grays,
