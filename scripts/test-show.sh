@@ -67,6 +67,25 @@ wait_for "move 1/"
 tmux send-keys -t "$SESSION" q
 wait_for "VIEWER-EXITED 0"
 
+# Ctrl-C quits too (raw mode delivers it as a key) and the terminal is
+# restored (canonical mode and echo back on).
+tmux kill-session -t "$SESSION"
+tmux new-session -d -s "$SESSION" -x 110 -y 30 "$BIN show --seed 3 --policy center; echo VIEWER-EXITED \$?; stty -a | grep -o -- ' -\\?icanon\\| -\\?echo '; sleep 30"
+wait_for "seed 0x00000003, policy center"
+tmux send-keys -t "$SESSION" C-c
+wait_for "VIEWER-EXITED 0"
+wait_for " icanon"
+wait_for " echo"
+# A tiny terminal does not crash the viewer; it quits normally after a resize.
+tmux kill-session -t "$SESSION"
+tmux new-session -d -s "$SESSION" -x 20 -y 5 "$BIN show --seed 3 --policy center; echo VIEWER-EXITED \$?; sleep 30"
+wait_for "seed 0x00000"
+tmux send-keys -t "$SESSION" Right End
+tmux resize-window -t "$SESSION" -x 110 -y 30
+wait_for "GAME OVER"
+tmux send-keys -t "$SESSION" q
+wait_for "VIEWER-EXITED 0"
+
 # Bad input: one clear error line, non-zero exit, no panic.
 echo '{"format":"drop7-recorded-game-v2"' > "$WORK/bad.json"
 if "$BIN" show "$WORK/bad.json" 2> "$WORK/err.txt"; then fail "bad tape accepted"; fi

@@ -714,3 +714,75 @@ fn round_out_is_not_overwritten_without_force() {
     ]);
     assert_eq!(jsonl(&out).len(), 1);
 }
+
+/// Seed-run options do not apply to a round run: giving one is a usage error
+/// (exit 2, one line naming both), never silently ignored.
+#[test]
+fn round_refuses_seed_options() {
+    let round = &rounds()[0];
+    for extra in [
+        &["--games", "3"][..],
+        &["--max-moves", "10"],
+        &["--seed-start", "7"],
+        &["--driver", "stream"],
+        &["--shard", "1/2"],
+    ] {
+        let mut args = vec!["play", "--round", round.as_str()];
+        args.extend_from_slice(extra);
+        let o = drop7(&args);
+        assert_eq!(o.status.code(), Some(2), "{extra:?}");
+        let err = String::from_utf8(o.stderr).unwrap();
+        assert!(
+            err.contains("'--round <FILE>...' cannot be used with") && err.contains(extra[0]),
+            "{extra:?}: {err}"
+        );
+        assert_eq!(err.lines().count(), 1, "{err}");
+    }
+}
+
+/// An illegal choice in a round (here a D7P engine that always answers
+/// column 3) is counted in `illegalChoices` and the first legal column is
+/// played instead (formats.md, the reference runner); the tape replays valid.
+#[test]
+fn round_illegal_choice_plays_first_legal() {
+    let dir = scratch("round-illegal");
+    let out = dir.join("r.jsonl");
+    let trace = dir.join("t.jsonl");
+    let tapes = dir.join("tapes");
+    let engine = "d7p:while read -r l; do case $l in d7p) echo d7pok;; isready) echo readyok;; go) echo bestmove 3;; quit) exit 0;; esac; done";
+    let round = &rounds()[0];
+    ok(&[
+        "play",
+        "--round",
+        round,
+        "--policy",
+        engine,
+        "--out",
+        out.to_str().unwrap(),
+        "--trace",
+        trace.to_str().unwrap(),
+        "--tapes",
+        tapes.to_str().unwrap(),
+    ]);
+    let rec = &jsonl(&out)[0];
+    let moves = jsonl(&trace);
+    // Column 3 fills up; every later choice of it is illegal and replaced by
+    // the first legal column (0..6 ascending).
+    let replaced: Vec<&Value> = moves.iter().filter(|m| m["column"] != 3).collect();
+    assert!(!replaced.is_empty(), "column 3 never filled");
+    assert_eq!(rec["illegalChoices"], replaced.len(), "{rec}");
+    assert_eq!(rec["engineFailures"], 0);
+    for m in &replaced {
+        let before = m["board"].as_str().unwrap();
+        // After a replaced move column 3 is still full (top cell occupied).
+        assert_ne!(&before[3..4], "0", "{m}");
+    }
+    assert_eq!(replaced[0]["column"], 0, "first legal column");
+    let rep: Value = serde_json::from_str(&ok(&[
+        "replay",
+        tapes.join("gauntlet-01.tape.json").to_str().unwrap(),
+    ]))
+    .unwrap();
+    assert_eq!(rep["valid"], true, "{rep}");
+    assert_eq!(rep["score"], rec["score"]);
+}

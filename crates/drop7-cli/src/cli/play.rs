@@ -65,8 +65,14 @@ pub struct PlayArgs {
     quiet: bool,
     /// Play scripted rounds (`drop7-scripted-round-v1` files) instead of
     /// seeds: one record per round, in the order given; the move cap comes
-    /// from each file (--games, --seed-start, --driver and --max-moves do not apply).
-    #[arg(long, num_args = 1.., value_name = "FILE", conflicts_with = "resume")]
+    /// from each file (--games, --seed-start, --driver, --max-moves, --shard
+    /// and --resume do not apply: giving one is a usage error).
+    #[arg(
+        long,
+        num_args = 1..,
+        value_name = "FILE",
+        conflicts_with_all = ["resume", "games", "seed_start", "driver", "max_moves", "shard"]
+    )]
     round: Vec<PathBuf>,
     /// Also write every game as a recorded tape (`drop7-recorded-game-v2`)
     /// into DIR, one file per game: `SEED.tape.json` (e.g. 0x00000001) or
@@ -204,6 +210,7 @@ pub fn run(args: &PlayArgs) -> Result<()> {
     if let Ok(p) = setup.policy.builtin() {
         setup.search_threads = p.search_threads(range.games, total_threads);
     }
+    setup.workers = cfg.workers();
     let signals = Signals::install()?;
     let fair = matches!(setup.policy, PolicySpec::Fair(_));
     let moves_live = AtomicU64::new(0);

@@ -1,8 +1,8 @@
 //! `drop7 show TAPE | --seed S --policy P`: a game move by move in the
 //! terminal (ratatui): coloured discs, solid and cracked grays, score, level,
 //! drops to the rise, the move's waves. Arrow keys step, space plays at
-//! `--speed`, `q` quits. `--plain` prints every frame as text instead (no
-//! terminal needed; for tests and pipes).
+//! `--speed`, `q` (or Esc, Ctrl-C) quits and restores the terminal. `--plain`
+//! prints every frame as text instead (no terminal needed; for tests and pipes).
 
 use std::io::{self, IsTerminal, Write};
 use std::path::PathBuf;
@@ -18,7 +18,7 @@ use drop7::gravity::Portable;
 use drop7::latent::{CoreEngine, TrackedGame};
 use drop7::runner::{EngineGame, PackedEngine, Policy};
 use drop7::tape::replay;
-use ratatui::crossterm::event::{self, Event, KeyCode, KeyEventKind};
+use ratatui::crossterm::event::{self, Event, KeyCode, KeyEventKind, KeyModifiers};
 use ratatui::layout::{Constraint, Layout};
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
@@ -352,6 +352,10 @@ fn interactive(title: &str, frames: &[Frame], speed: Duration) -> Result<()> {
                 {
                     match k.code {
                         KeyCode::Char('q') | KeyCode::Esc => return Ok(()),
+                        // Raw mode: Ctrl-C arrives as a key, and quits too.
+                        KeyCode::Char('c') if k.modifiers.contains(KeyModifiers::CONTROL) => {
+                            return Ok(());
+                        }
                         KeyCode::Right | KeyCode::Char('l') => at = (at + 1).min(total),
                         KeyCode::Left | KeyCode::Char('h') => at = at.saturating_sub(1),
                         KeyCode::Home => at = 0,
