@@ -208,33 +208,38 @@ fn dot_prefix(t: &[f64; TERM_COUNT]) -> f64 {
 /// Slots of a [`ShapeCache`] (a power of two).
 const SHAPE_SLOTS: usize = 64;
 
+/// A shape key: columns 2k and 2k + 1 in word k (low and high half), and
+/// moves_remaining in the high half of word 3.
+type ShapeKey = [u64; 4];
+
 /// The shape of a position: per column word, nibble k = occupied | gray << 1
-/// | cracked << 2 of the cell at elevation k + 1; word 7 = moves_remaining.
-/// Two positions of one shape have the same heights, runs, grays and
-/// rise_pressure: only the numbers in their numbered cells can differ.
+/// | cracked << 2 of the cell at elevation k + 1 (two columns a word), and
+/// moves_remaining. Two positions of one shape have the same heights, runs,
+/// grays and rise_pressure: only the numbers in their numbered cells can
+/// differ. A zero key is no position's (moves_remaining >= 1).
 #[inline(always)]
-fn shape_key(pos: &Position) -> [u32; 8] {
-    let words = pos.board.columns();
-    let mut key = [0u32; 8];
-    for (k, &x) in key.iter_mut().zip(words.iter()) {
-        let occupied = (x | x >> 1 | x >> 2 | x >> 3) & 0x1111_1111;
-        let gray = x >> 3 & 0x1111_1111;
+fn shape_key(pos: &Position) -> ShapeKey {
+    const LOW_BITS: u64 = 0x1111_1111_1111_1111;
+    let w = pos.board.columns();
+    let pair = |k: usize| u64::from(w[2 * k]) | w.get(2 * k + 1).map_or(0, |&x| u64::from(x) << 32);
+    let mut key = [pair(0), pair(1), pair(2), pair(3)].map(|x| {
+        let occupied = (x | x >> 1 | x >> 2 | x >> 3) & LOW_BITS;
+        let gray = x >> 3 & LOW_BITS;
         let cracked = gray & x;
-        *k = occupied | gray << 1 | cracked << 2;
-    }
-    key[7] = u32::from(pos.moves_remaining);
+        occupied | gray << 1 | cracked << 2
+    });
+    key[3] |= u64::from(pos.moves_remaining) << 32;
     key
 }
 
 /// The slot of a shape key.
 #[inline(always)]
-fn shape_slot(key: &[u32; 8]) -> usize {
-    let mut h = 0u64;
-    for pair in key.chunks_exact(2) {
-        h = (h ^ (u64::from(pair[0]) | u64::from(pair[1]) << 32))
-            .wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    }
-    (h >> 58) as usize & (SHAPE_SLOTS - 1)
+fn shape_slot(key: &ShapeKey) -> usize {
+    let h = (key[0].wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ key[1])
+        .wrapping_mul(0xC2B2_AE3D_27D4_EB4F)
+        ^ key[2].wrapping_mul(0x1656_67B1_9E37_79F9)
+        ^ key[3];
+    (h.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 58) as usize & (SHAPE_SLOTS - 1)
 }
 
 /// One cached shape: the last board seen of that shape, after the §9.4–§9.5
@@ -242,7 +247,7 @@ fn shape_slot(key: &[u32; 8]) -> usize {
 #[derive(Clone, Copy, Debug)]
 struct ShapeEntry {
     /// The shape ([`shape_key`]); all zero (no position has it) when unused.
-    key: [u32; 8],
+    key: ShapeKey,
     /// The board's features after [`Features::compute_releases`]: `addition`
     /// holds its additions, `total` its releases.
     features: Features,
@@ -269,7 +274,7 @@ pub struct ShapeCache {
 impl Default for ShapeCache {
     fn default() -> ShapeCache {
         let empty = ShapeEntry {
-            key: [0; 8],
+            key: [0; 4],
             features: Features::new(&Board::from_columns([0; SIZE])),
             shape_terms: [0.0; 2],
             partial: FairPartial {
@@ -286,7 +291,7 @@ impl Default for ShapeCache {
 
 impl std::fmt::Debug for ShapeCache {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let used = self.slots.iter().filter(|s| s.key[7] != 0).count();
+        let used = self.slots.iter().filter(|s| s.key != [0; 4]).count();
         write!(
             f,
             "ShapeCache {{ slots: {}, used: {used} }}",
@@ -312,7 +317,7 @@ impl ShapeCache {
 impl ShapeEntry {
     /// Makes this the entry of `pos` (of shape `key`); returns its partial.
     #[inline(always)]
-    fn load(&mut self, key: [u32; 8], pos: &Position) -> FairPartial {
+    fn load(&mut self, key: ShapeKey, pos: &Position) -> FairPartial {
         self.key = key;
         let f = &mut self.features;
         *f = Features::new(&pos.board);
@@ -320,6 +325,9 @@ impl ShapeEntry {
         let rise_pressure = f.rise_pressure(pos.moves_remaining);
         let direct_potential = f.compute_additions();
         let latent_chain_potential = f.compute_releases();
+        f.compute_joint(f.next_to_gray());
+        let (exposed, three_or_more) = f.exposed_grays();
+        f.compute_exposure(exposed, three_or_more);
         let terms = f.terms_from(
             [
                 covered_height_risk,
@@ -327,6 +335,7 @@ impl ShapeEntry {
                 direct_potential,
                 latent_chain_potential,
             ],
+            Some(f.exposure_sums(exposed)),
             0,
         );
         self.shape_terms = [covered_height_risk, rise_pressure];
@@ -358,7 +367,10 @@ impl ShapeEntry {
         // §9.4: an addition is a function of the cell's number and the
         // shape, so only the changed cells' additions change.
         let addition_cells = f.addition_cells();
-        let mut lines = 0u64;
+        let (horizontal, vertical) = f.release_cells();
+        // The releases that read a changed addition: the horizontal ones in
+        // a changed cell's run, the vertical ones in its column.
+        let mut stale = changed;
         let mut cells = changed;
         while cells != 0 {
             let i = cells.trailing_zeros();
@@ -368,7 +380,9 @@ impl ShapeEntry {
             } else {
                 0.0
             };
-            lines |= 0x7F << (8 * (i / 8)) | COLUMN_0 << (i % 8);
+            let (start, end) = f.hrun(i);
+            let run = u64::from(span(start, end)) << (8 * (i / 8));
+            stale |= (run & horizontal) | ((COLUMN_0 << (i % 8)) & vertical);
         }
         let mut direct_potential = 0.0;
         let mut cells = addition_cells;
@@ -377,12 +391,11 @@ impl ShapeEntry {
             cells &= cells - 1;
             direct_potential += f.addition[i];
         }
-        // §9.5: a release reads the cell's number and the additions of its
-        // row and column: only those in the changed cells' rows and columns
-        // can change.
-        let (horizontal, vertical) = f.release_cells();
+        // §9.5: a release reads the cell's number and the additions of the
+        // other numbered cells of its run (horizontal) and column
+        // (vertical): only the changed cells and the `stale` ones can change.
         let release_cells = horizontal | vertical;
-        let mut cells = lines & num;
+        let mut cells = stale;
         while cells != 0 {
             let i = cells.trailing_zeros();
             cells &= cells - 1;
@@ -399,6 +412,12 @@ impl ShapeEntry {
             cells &= cells - 1;
             latent_chain_potential += f.total[i];
         }
+        let joint = stale & f.next_to_gray();
+        f.compute_joint(joint);
+        // §9.8: a gray's exposure reads the joint totals of its neighbours.
+        let (exposed, three_or_more) = f.exposed_grays();
+        let near = (joint << 8) | (joint >> 8) | (joint << 1) | (joint >> 1);
+        f.compute_exposure(exposed & near, three_or_more);
         let [covered_height_risk, rise_pressure] = self.shape_terms;
         let terms = f.terms_from(
             [
@@ -407,6 +426,7 @@ impl ShapeEntry {
                 direct_potential,
                 latent_chain_potential,
             ],
+            Some(f.exposure_sums(exposed)),
             0,
         );
         self.partial.prefix = dot_prefix(&terms);
@@ -827,10 +847,15 @@ struct Features {
     /// §9.5 `release` by bit index (0.0 where
     /// [`Features::compute_releases`] writes nothing, again exactly). The
     /// indices of no cell (bit 7 of a row byte, byte 7) stay 0.0 in both
-    /// arrays: they stand in for the missing neighbours of edge cells,
-    /// `(i ± 1) & 63` and `(i ± 8) & 63`, whose total `union(0.0, 0.0)` is
-    /// +0.0.
+    /// arrays and in `joint`: they stand in for the missing neighbours of
+    /// edge cells, `(i ± 1) & 63` and `(i ± 8) & 63`.
     total: [f64; 64],
+    /// `union(addition, release)` of the numbered cells next to a gray (the
+    /// only totals §9.8 reads; [`Features::compute_joint`]), 0.0 elsewhere.
+    joint: [f64; 64],
+    /// §9.8 contribution of each exposed gray (written by
+    /// [`Features::compute_exposure`]; only the shape cache uses it).
+    exposure: [f64; 64],
 }
 
 impl Features {
@@ -862,6 +887,8 @@ impl Features {
             run_at_least: run_masks(occ),
             addition: [0.0; 64],
             total: [0.0; 64],
+            joint: [0.0; 64],
+            exposure: [0.0; 64],
         }
     }
 
@@ -874,6 +901,7 @@ impl Features {
         let rise_pressure = self.rise_pressure(moves_remaining);
         let direct_potential = self.compute_additions();
         let latent_chain_potential = self.compute_releases();
+        self.compute_joint(self.next_to_gray());
         self.terms_from(
             [
                 covered_height_risk,
@@ -881,6 +909,7 @@ impl Features {
                 direct_potential,
                 latent_chain_potential,
             ],
+            None,
             next_disc,
         )
     }
@@ -907,12 +936,17 @@ impl Features {
             direct_potential,
             latent_chain_potential,
         ]: [f64; 4],
+        exposures: Option<[f64; 2]>,
         next_disc: u8,
     ) -> [f64; TERM_COUNT] {
         let dead_low_numbers = self.dead_low_numbers();
-        let exposed = self.exposed_grays();
-        let cracked_exposure = self.cracked_exposure(exposed);
-        let solid_exposure = self.solid_exposure(exposed);
+        let [cracked_exposure, solid_exposure] = match exposures {
+            Some(sums) => sums,
+            None => {
+                let exposed = self.exposed_grays();
+                [self.cracked_exposure(exposed), self.solid_exposure(exposed)]
+            }
+        };
         let h = &self.h[..SIZE];
         let grays = count(self.gray);
         let cracked = count(self.cracked);
@@ -1331,15 +1365,31 @@ impl Features {
     }
 
     /// The totals `union(addition, release)` of the four neighbours of cell
-    /// `i` (up, down, left, right), +0.0 for missing or non-numbered ones
-    /// (see [`Features::total`]). As
+    /// `i` (up, down, left, right), 0.0 for missing or non-numbered ones
+    /// (see [`Features::joint`]). As
     /// §9.8 supports the extra zeros change nothing: they sort last, a factor
     /// `1 - 0.0` is exactly 1, a term `0.0 * w` is +0.0, and adding +0.0 to a
     /// non-negative sum changes nothing.
     #[inline(always)]
     fn neighbour_totals(&self, i: usize) -> [f64; 4] {
-        [i.wrapping_sub(8), i + 8, i.wrapping_sub(1), i + 1]
-            .map(|j| union(self.addition[j & 63], self.total[j & 63]))
+        [i.wrapping_sub(8), i + 8, i.wrapping_sub(1), i + 1].map(|j| self.joint[j & 63])
+    }
+
+    /// The numbered cells next to a gray.
+    #[inline(always)]
+    fn next_to_gray(&self) -> u64 {
+        let gray = self.gray;
+        self.num & ((gray << 8) | (gray >> 8) | (gray << 1) | (gray >> 1))
+    }
+
+    /// `joint = union(addition, release)` for the numbered cells `cells`.
+    #[inline(always)]
+    fn compute_joint(&mut self, mut cells: u64) {
+        while cells != 0 {
+            let p = cells.trailing_zeros() as usize & 63;
+            cells &= cells - 1;
+            self.joint[p] = union(self.addition[p], self.total[p]);
+        }
     }
 
     /// §9.8 cracked_exposure: row-major over the exposed cracked grays,
@@ -1363,6 +1413,47 @@ impl Features {
             sum += 1.0 - inverse;
         }
         sum
+    }
+
+    /// The §9.8 contribution of each gray of `grays` (exposed ones) into
+    /// `exposure`: cracked as in [`Features::cracked_exposure`], solid as in
+    /// [`Features::solid_exposure`] (the same expressions).
+    #[inline(always)]
+    fn compute_exposure(&mut self, mut grays: u64, three_or_more: u64) {
+        while grays != 0 {
+            let i = grays.trailing_zeros() as usize;
+            grays &= grays - 1;
+            let s = self.neighbour_totals(i);
+            self.exposure[i & 63] = if self.cracked >> i & 1 == 1 {
+                let inverse = if three_or_more >> i & 1 == 1 {
+                    sorted_inverse(s)
+                } else {
+                    (((1.0 - s[0]) * (1.0 - s[1])) * (1.0 - s[2])) * (1.0 - s[3])
+                };
+                1.0 - inverse
+            } else {
+                let (first, second) = top_two(s.map(f64::to_bits));
+                f64::from_bits(first) * 0.35 + f64::from_bits(second) * 0.65
+            };
+        }
+    }
+
+    /// cracked_exposure and solid_exposure: the row-major sums of the
+    /// contributions of the exposed cracked and solid grays.
+    #[inline(always)]
+    fn exposure_sums(&self, exposed: u64) -> [f64; 2] {
+        let mut sums = [0.0; 2];
+        for (sum, mut grays) in sums
+            .iter_mut()
+            .zip([exposed & self.cracked, exposed & !self.cracked])
+        {
+            while grays != 0 {
+                let i = grays.trailing_zeros() as usize & 63;
+                grays &= grays - 1;
+                *sum += self.exposure[i];
+            }
+        }
+        sums
     }
 
     /// §9.8 solid_exposure: row-major over the exposed solid grays, the
