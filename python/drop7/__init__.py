@@ -66,7 +66,9 @@ def play(
 
     Raises ``ValueError`` for an unknown policy, driver or table, or a seed
     outside 0..2**32-1; ``TypeError`` when ``seeds`` is not an iterable of
-    integers; ``ImportError`` for ``as_frame=True`` without pandas.
+    integers; ``ImportError`` for ``as_frame=True`` without pandas;
+    ``MemoryError`` naming the table and its size in MB when the workers'
+    tables (one per thread, allocated before the first game) do not fit.
     """
     if isinstance(threads, bool) or not isinstance(threads, int) or threads < 0:
         raise ValueError(f"threads must be a non-negative integer, got {threads!r}")

@@ -27,7 +27,7 @@ use drop7::runspec::{FairSettings, PolicyName, record_template, seed_range, stam
 use drop7::search::{Decision, FairSearch};
 use numpy::ndarray::{Array1, Array2, Array3};
 use numpy::{IntoPyArray, PyArray1, PyArray2, PyArray3, PyReadonlyArray1, PyUntypedArrayMethods};
-use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
+use pyo3::exceptions::{PyMemoryError, PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyString};
 
@@ -541,7 +541,8 @@ fn decision_dict<'py>(py: Python<'py>, d: &Decision) -> PyResult<Bound<'py, PyDi
     Ok(out)
 }
 
-/// The fair search's decision on one position (spec: search.md).
+/// The fair search's decision on one position (spec: search.md); raises
+/// `MemoryError` naming the table and its size when `table` cannot be allocated.
 #[pyfunction]
 #[pyo3(signature = (position, depth = None, strata = None, table = "sa:65536:4", max_work = None))]
 fn decide<'py>(
@@ -580,7 +581,8 @@ fn decide<'py>(
             }
         }
         run.join()
-            .map_err(|_| PyRuntimeError::new_err("decide: the search thread panicked"))
+            .map_err(|_| PyRuntimeError::new_err("decide: the search thread panicked"))?
+            .map_err(|e| PyMemoryError::new_err(format!("table: {e}")))
     })?;
     decision_dict(py, &d)
 }
@@ -667,6 +669,7 @@ fn play_json(
         max_work,
         search_gravity: path,
         search_threads: name.search_threads(list.len() as u64, threads),
+        workers: 1,
     };
     let template = record_template(
         &labels,
@@ -681,6 +684,10 @@ fn play_json(
         max_moves,
         threads,
         labels,
+    };
+    let fair = FairSettings {
+        workers: cfg.workers(),
+        ..fair
     };
     // The games run on a thread of their own, without the GIL; this thread
     // checks for signals (Ctrl-C) every 50 ms and stops the run on one.
@@ -710,8 +717,9 @@ fn play_json(
             }
         }
         match run.join() {
-            Ok(Ok(_)) => Ok(()),
-            Ok(Err(e)) => Err(value_error(format!("play: {e}"))),
+            Ok(Ok(Ok(_))) => Ok(()),
+            Ok(Ok(Err(e))) => Err(value_error(format!("play: {e}"))),
+            Ok(Err(e)) => Err(PyMemoryError::new_err(format!("table: {e}"))),
             Err(_) => Err(PyRuntimeError::new_err("play: a worker thread panicked")),
         }
     })?;

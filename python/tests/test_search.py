@@ -130,3 +130,32 @@ def test_sigint_interrupts_long_calls(call):
         p.wait()
     assert p.returncode == 3
     assert out.strip() == "interrupted"
+
+
+@pytest.mark.parametrize("call", [
+    "drop7.decide(drop7.Game(1), depth=2, strata=3, table='sa:67108864:4')",
+    "drop7.decide(drop7.Game(1), depth=2, strata=3, table='lru:67108864')",
+    "drop7.play('fair:d2s3', [1, 2], table='dm:67108864', threads=2)",
+])
+def test_table_too_large_for_memory_raises(call):
+    """A table larger than the process may allocate (address space limited
+    to 500 MB, as `ulimit -v 500000`) raises MemoryError naming the table and
+    its size; the interpreter lives on."""
+    import subprocess
+    import sys
+
+    code = (
+        "import resource, drop7\n"
+        "resource.setrlimit(resource.RLIMIT_AS, (500_000 * 1024, 500_000 * 1024))\n"
+        "try:\n"
+        f"    {call}\n"
+        "except MemoryError as e:\n"
+        "    print('MemoryError', e, flush=True)\n"
+        "print(drop7.decide(drop7.Game(1), depth=1, strata=1, table='sa:1024')['action'])\n"
+    )
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    first, second = p.stdout.splitlines()
+    assert first.startswith("MemoryError table: transposition table "), first
+    assert "MB: cannot allocate it" in first, first
+    assert second.isdigit(), p.stdout

@@ -8,7 +8,7 @@ export function buildBoard(onDrop) {
             cell.className = "cell";
             cell.dataset.testid = "cell-" + r + "-" + c;
             cell.dataset.value = "0";
-            cell.setAttribute("role", "gridcell");
+            cell.setAttribute("role", "img");
             cell.addEventListener("click", () => onDrop(c));
             board.appendChild(cell);
         }
@@ -29,6 +29,8 @@ export function buildBoard(onDrop) {
         bars.appendChild(bar);
     }
 }
+/** What a screen reader says for a trace character. */
+const CELL_NAMES = { "0": "empty", "8": "solid gray", "9": "cracked gray" };
 function cellEl(i) {
     return $("board").children[i];
 }
@@ -39,6 +41,7 @@ export function showBoard(board, marks = [], cls = "") {
         const v = board[i];
         el.dataset.value = v;
         el.textContent = v >= "1" && v <= "7" ? v : "";
+        el.setAttribute("aria-label", `row ${Math.floor(i / 7) + 1}, column ${(i % 7) + 1}: ${CELL_NAMES[v] ?? v}`);
         el.className = "cell";
     }
     for (const i of marks)

@@ -65,6 +65,11 @@ async function animate(step, before) {
     if (step.clearedBoard)
         $("chain").textContent = "Board cleared! +70,000";
 }
+/** The Seed field: the live game's seed or round (a replay shows its own). */
+function showSeed() {
+    const round = game.roundId();
+    $("seed-text").textContent = round === undefined ? hex(game.seed()) : `round ${round}`;
+}
 /** Makes `g` the live game (a new seed, a restart or a round) and shows it. */
 function begin(g, note = "", info = false) {
     epoch++;
@@ -72,7 +77,7 @@ function begin(g, note = "", info = false) {
     leaveReplay();
     game = g;
     const round = game.roundId();
-    $("seed-text").textContent = round === undefined ? hex(game.seed()) : `round ${round}`;
+    showSeed();
     if (round === undefined)
         $("seed-input").value = hex(game.seed());
     show(JSON.parse(game.state()));
@@ -258,6 +263,9 @@ function openFromUrl() {
     const seedText = p.get("seed");
     if (seedText === null) {
         startGame(randomSeed());
+        if (p.has("moves")) {
+            message(`Bad URL: "moves" needs a "seed" (e.g. ?seed=0x2c&moves=33); started a random game instead.`);
+        }
         return;
     }
     let seed;
@@ -285,6 +293,7 @@ function enterReplay(r) {
     replay = { r, pos: 0, running: false };
     $("replay-controls").hidden = false;
     $("replay-title").textContent = r.title;
+    $("seed-text").textContent = r.seed === null ? "tape" : hex(r.seed);
     clearBars();
     show(r.start);
     showReplayPos();
@@ -298,6 +307,8 @@ function leaveReplay() {
     replay.running = false;
     replay = null;
     $("replay-controls").hidden = true;
+    if (game)
+        showSeed();
 }
 function showReplayPos() {
     if (!replay)
@@ -347,6 +358,12 @@ async function openFile(file) {
     }
     let text;
     try {
+        // A NUL byte near the start: a binary file (an archive, an image), not JSON text.
+        const head = new Uint8Array(await file.slice(0, 4096).arrayBuffer());
+        if (head.includes(0)) {
+            message(`Cannot replay “${file.name}”: not a drop7 tape or trace: a binary file, not JSON text.`);
+            return;
+        }
         text = await file.text();
     }
     catch (e) {

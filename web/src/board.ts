@@ -12,7 +12,7 @@ export function buildBoard(onDrop: (column: number) => void): void {
       cell.className = "cell";
       cell.dataset.testid = "cell-" + r + "-" + c;
       cell.dataset.value = "0";
-      cell.setAttribute("role", "gridcell");
+      cell.setAttribute("role", "img");
       cell.addEventListener("click", () => onDrop(c));
       board.appendChild(cell);
     }
@@ -34,6 +34,9 @@ export function buildBoard(onDrop: (column: number) => void): void {
   }
 }
 
+/** What a screen reader says for a trace character. */
+const CELL_NAMES: Record<string, string> = { "0": "empty", "8": "solid gray", "9": "cracked gray" };
+
 function cellEl(i: number): HTMLElement {
   return $("board").children[i] as HTMLElement;
 }
@@ -45,6 +48,7 @@ export function showBoard(board: string, marks: number[] = [], cls = ""): void {
     const v = board[i];
     el.dataset.value = v;
     el.textContent = v >= "1" && v <= "7" ? v : "";
+    el.setAttribute("aria-label", `row ${Math.floor(i / 7) + 1}, column ${(i % 7) + 1}: ${CELL_NAMES[v] ?? v}`);
     el.className = "cell";
   }
   for (const i of marks) cellEl(i).classList.add(cls);

@@ -70,6 +70,12 @@ async function animate(step: Step, before: string): Promise<void> {
   if (step.clearedBoard) $("chain").textContent = "Board cleared! +70,000";
 }
 
+/** The Seed field: the live game's seed or round (a replay shows its own). */
+function showSeed(): void {
+  const round = game.roundId();
+  $("seed-text").textContent = round === undefined ? hex(game.seed()) : `round ${round}`;
+}
+
 /** Makes `g` the live game (a new seed, a restart or a round) and shows it. */
 function begin(g: WebGame, note = "", info = false): void {
   epoch++;
@@ -77,7 +83,7 @@ function begin(g: WebGame, note = "", info = false): void {
   leaveReplay();
   game = g;
   const round = game.roundId();
-  $("seed-text").textContent = round === undefined ? hex(game.seed()) : `round ${round}`;
+  showSeed();
   if (round === undefined) $<HTMLInputElement>("seed-input").value = hex(game.seed());
   show(JSON.parse(game.state()));
   clearBars();
@@ -262,6 +268,9 @@ function openFromUrl(): void {
   const seedText = p.get("seed");
   if (seedText === null) {
     startGame(randomSeed());
+    if (p.has("moves")) {
+      message(`Bad URL: "moves" needs a "seed" (e.g. ?seed=0x2c&moves=33); started a random game instead.`);
+    }
     return;
   }
   let seed: number;
@@ -290,6 +299,7 @@ function enterReplay(r: Replay): void {
   replay = { r, pos: 0, running: false };
   $("replay-controls").hidden = false;
   $("replay-title").textContent = r.title;
+  $("seed-text").textContent = r.seed === null ? "tape" : hex(r.seed);
   clearBars();
   show(r.start);
   showReplayPos();
@@ -303,6 +313,7 @@ function leaveReplay(): void {
   replay.running = false;
   replay = null;
   $("replay-controls").hidden = true;
+  if (game) showSeed();
 }
 
 function showReplayPos(): void {
@@ -351,6 +362,12 @@ async function openFile(file: File): Promise<void> {
   }
   let text: string;
   try {
+    // A NUL byte near the start: a binary file (an archive, an image), not JSON text.
+    const head = new Uint8Array(await file.slice(0, 4096).arrayBuffer());
+    if (head.includes(0)) {
+      message(`Cannot replay “${file.name}”: not a drop7 tape or trace: a binary file, not JSON text.`);
+      return;
+    }
     text = await file.text();
   } catch (e) {
     message(`Could not read “${file.name}”: ${(e as Error).message}`);

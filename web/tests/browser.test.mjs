@@ -4,12 +4,15 @@
 // `drop7 trace` for the same seed and columns; advice bars equal to
 // `drop7 decide` on the same position (bit patterns), with timings; bad URL,
 // corrupt/foreign file, full column and after-game-over messages; clicks
-// queued during animation; keyboard; stop; share URL; tape replay by drop.
+// queued during animation; keyboard; stop; share URL; tape replay by drop;
+// a phone-sized screen; the built page from a plain static host under a
+// sub-path. Any page error, console error or failed request fails the run.
 // Screenshots go to web/test-results/.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { spawn, execFileSync } from "node:child_process";
-import { mkdirSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, statSync } from "node:fs";
+import { createServer } from "node:http";
 import { gunzipSync } from "node:zlib";
 import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
@@ -23,6 +26,18 @@ let server;
 let base;
 let browser;
 const pageErrors = [];
+
+/** Records page errors, console errors and HTTP errors of `page` (the last test checks none came). */
+function watch(page) {
+  page.on("pageerror", (e) => pageErrors.push(`page error: ${e}`));
+  page.on("console", (m) => {
+    if (m.type() === "error") pageErrors.push(`console error: ${m.text()}`);
+  });
+  page.on("response", (r) => {
+    if (r.status() >= 400) pageErrors.push(`HTTP ${r.status()} ${r.url()}`);
+  });
+  return page;
+}
 
 function drop7(args, input) {
   return execFileSync(BIN, args, { input, encoding: "utf8", maxBuffer: 1 << 28 });
@@ -52,8 +67,7 @@ after(async () => {
 });
 
 async function open(query = "", speed = "0") {
-  const page = await browser.newPage({ viewport: { width: 900, height: 820 } });
-  page.on("pageerror", (e) => pageErrors.push(String(e)));
+  const page = watch(await browser.newPage({ viewport: { width: 900, height: 820 } }));
   await page.goto(base + query);
   await page.waitForSelector("body[data-ready=true]");
   await page.selectOption("[data-testid=speed]", speed);
@@ -199,15 +213,27 @@ test("bad URLs give a message and a working page", async () => {
   page = await open("?seed=99999999999");
   assert.match(await message(page), /Bad URL/);
   await page.close();
+  page = await open("?moves=33");
+  assert.match(await message(page), /Bad URL: "moves" needs a "seed"/);
+  await page.click("[data-testid=drop-3]");
+  await settled(page, 1);
+  await page.close();
 });
 
 test("a full column and clicks during animation: queued, in order, with a message", async () => {
   const page = await open("?seed=5", "220");
-  // Six clicks at once while the first animates: all are played in order.
-  const want = drop7(["trace", "--policy", "center", "--seed-start", "5", "--max-moves", "6"]).trim().split("\n").map((l) => JSON.parse(l));
+  // Ten clicks while the first animates: all are played, in order.
+  const want = drop7(["trace", "--policy", "center", "--seed-start", "5", "--max-moves", "10"]).trim().split("\n").map((l) => JSON.parse(l));
   for (const l of want) await page.click(`[data-testid=drop-${l.column}]`, { noWaitAfter: true });
   await settled(page, want.length);
   assert.equal((await read(page)).board, want.at(-1).board);
+  // The same ten clicks in one burst (a single task): still ten moves.
+  const burst = await open("?seed=5", "220");
+  await burst.evaluate((cols) => cols.forEach((c) => document.querySelector(`[data-testid=drop-${c}]`).click()), want.map((l) => l.column));
+  assert.equal(await burst.getAttribute("[data-testid=board]", "data-busy"), "true");
+  await settled(burst, want.length);
+  assert.deepEqual(await read(burst), await read(page));
+  await burst.close();
   // A full column (found in the traces): a message, never a broken page.
   let full = null;
   for (const g of games()) {
@@ -239,7 +265,7 @@ test("a full column and clicks during animation: queued, in order, with a messag
 test("waves animate; the fair player plays on its own and stops", async () => {
   // The first move of the traces that pops something, animated at normal speed.
   let at = null;
-  for (const g of games()) for (const l of g) if (!at && l.waves.length > 1) at = { seed: l.seed, moves: g.slice(0, l.move - 1).map((x) => x.column), line: l };
+  for (const g of games()) for (const l of g) if (!at && l.waves.length > 1) at = { seed: l.seed, moves: g.slice(0, l.move - 1).map((x) => x.column), line: l, game: g };
   assert.ok(at, "no chain in the traces");
   const page = await open(`?seed=${at.seed}&moves=${at.moves.join("")}`, "220");
   await page.click(`[data-testid=drop-${at.line.column}]`);
@@ -262,6 +288,11 @@ test("waves animate; the fair player plays on its own and stops", async () => {
   await page.waitForTimeout(300);
   const later = await read(page);
   assert.ok(later.moves - after.moves <= 1, "still playing after stop");
+  // It played as the fair player at d1s1 does (the traces are fair:d1s1 games).
+  await settled(page, later.moves);
+  await page.click("[data-testid=share]");
+  const played = new URL(await page.inputValue("[data-testid=share-url]")).searchParams.get("moves");
+  assert.equal(played, at.game.slice(0, later.moves).map((l) => l.column).join(""));
   await page.close();
 });
 
@@ -294,7 +325,7 @@ test("stop a long search; share a URL that reopens the game", async () => {
   await page.click("[data-testid=share]");
   const url = await page.inputValue("[data-testid=share-url]");
   const s = await read(page);
-  const again = await browser.newPage();
+  const again = watch(await browser.newPage());
   await again.goto(url);
   await again.waitForSelector("body[data-ready=true]");
   assert.deepEqual(await read(again), s);
@@ -337,6 +368,9 @@ async function dropFile(page, name, text) {
 
 test("dropped files: a tape replays move by move; corrupt and foreign files get messages", async () => {
   const page = await open("?seed=1");
+  await dropFile(page, "empty.json", "");
+  await page.waitForFunction(() => /empty.json/.test(document.querySelector("[data-testid=message]").textContent));
+  assert.match(await message(page), /Cannot replay “empty.json”: the file is empty/);
   await dropFile(page, "junk.bin", "\u0000\u0001PK garbage");
   await page.waitForFunction(() => /Cannot replay/.test(document.querySelector("[data-testid=message]").textContent));
   assert.match(await message(page), /Cannot replay “junk.bin”: not a drop7 tape or trace/);
@@ -352,6 +386,7 @@ test("dropped files: a tape replays move by move; corrupt and foreign files get 
 
   await dropFile(page, "gauntlet-01-center.json", JSON.stringify(tape));
   await page.waitForSelector("[data-testid=replay-title]:has-text('valid and complete')");
+  assert.equal(await page.textContent("[data-testid=seed]"), "tape");
   for (let k = 1; k <= Math.min(25, lines.length); k++) {
     await page.click("[data-testid=replay-next]");
     await settled(page, k);
@@ -365,8 +400,10 @@ test("dropped files: a tape replays move by move; corrupt and foreign files get 
   await page.setInputFiles("[data-testid=file]", { name: "t.jsonl", mimeType: "text/plain", buffer: Buffer.from(traceText) });
   await page.waitForSelector("[data-testid=replay-title]:has-text('trace of seed 0x00000009')");
   assert.match(await message(page), /reproduced by the headless driver/);
+  assert.equal(await page.textContent("[data-testid=seed]"), "0x00000009");
   await page.click("[data-testid=replay-exit]");
   assert.equal((await read(page)).moves, 0);
+  assert.equal(await page.textContent("[data-testid=seed]"), "0x00000001");
   await page.close();
 });
 
@@ -417,6 +454,64 @@ test("a dropped scripted round is played in latent mode, matching the golden lat
   await page.close();
 });
 
-test("no page errors", () => {
+test("on a phone-sized screen the whole board fits, and plays by touch and keyboard", async () => {
+  const page = watch(await browser.newPage({ viewport: { width: 360, height: 740 }, hasTouch: true, isMobile: true }));
+  await page.goto(base + "?seed=0x2c");
+  await page.waitForSelector("body[data-ready=true]");
+  await page.selectOption("[data-testid=speed]", "0");
+  const fit = await page.evaluate(() => {
+    const boxes = [...document.querySelectorAll("[data-testid^=cell-], [data-testid^=drop-]")].map((e) => e.getBoundingClientRect());
+    return { scroll: document.documentElement.scrollWidth, width: innerWidth, left: Math.min(...boxes.map((b) => b.left)), right: Math.max(...boxes.map((b) => b.right)) };
+  });
+  assert.ok(fit.scroll <= fit.width, `the page scrolls sideways: ${JSON.stringify(fit)}`);
+  assert.ok(fit.left >= 0 && fit.right <= fit.width, `the board does not fit: ${JSON.stringify(fit)}`);
+  const want = drop7(["trace", "--policy", "center", "--seed-start", "44", "--max-moves", "2"]).trim().split("\n").map((l) => JSON.parse(l));
+  await page.tap(`[data-testid=drop-${want[0].column}]`);
+  await settled(page, 1);
+  // Keyboard only: the column buttons come first in the tab order; Enter drops.
+  await page.focus("[data-testid=drop-0]");
+  for (let k = 0; k < want[1].column; k++) await page.keyboard.press("Tab");
+  assert.equal(await page.evaluate(() => document.activeElement?.dataset.testid), `drop-${want[1].column}`);
+  await page.keyboard.press("Enter");
+  await settled(page, 2);
+  assert.equal((await read(page)).board, want[1].board);
+  await page.screenshot({ path: `${SHOTS}/phone.png`, fullPage: true });
+  await page.close();
+});
+
+test("the built page works from a plain static host, under a sub-path", async () => {
+  // Any static server will do: this one knows only file types (as python3 -m http.server).
+  const dist = here("../dist");
+  const types = { ".html": "text/html", ".js": "text/javascript", ".css": "text/css", ".wasm": "application/wasm" };
+  const host = createServer((req, res) => {
+    const path = decodeURIComponent(new URL(req.url, "http://x").pathname);
+    let file = path.startsWith("/some/sub/") ? `${dist}/${path.slice("/some/sub/".length)}` : null;
+    if (file && (file.endsWith("/") || file === `${dist}/`)) file += "index.html";
+    if (!file || file.includes("..") || !existsSync(file) || !statSync(file).isFile()) {
+      res.writeHead(404).end();
+      return;
+    }
+    res.writeHead(200, { "Content-Type": types[file.slice(file.lastIndexOf("."))] ?? "application/octet-stream" });
+    res.end(readFileSync(file));
+  });
+  await new Promise((r) => host.listen(0, "127.0.0.1", r));
+  try {
+    const lines = trace();
+    const page = watch(await browser.newPage());
+    await page.goto(`http://127.0.0.1:${host.address().port}/some/sub/?seed=${SEED()}&moves=${lines.slice(0, 20).map((l) => l.column).join("")}`);
+    await page.waitForSelector("body[data-ready=true]");
+    const s = await read(page);
+    assert.equal(s.board, lines[19].board);
+    assert.equal(s.score, lines[19].score);
+    await page.selectOption("[data-testid=depth]", "2");
+    await page.click("[data-testid=advise]");
+    await page.waitForFunction(() => document.querySelector("[data-testid=value-0]").dataset.value !== undefined);
+    await page.close();
+  } finally {
+    host.close();
+  }
+});
+
+test("no page errors, console errors or failed requests", () => {
   assert.deepEqual(pageErrors, []);
 });

@@ -490,3 +490,108 @@ fn a_long_decide_stops_on_sigint_and_sigterm() {
         assert!(o.stdout.is_empty());
     }
 }
+
+/// `drop7 ARGS` with its address space limited to 500 MB (`ulimit -v 500000`).
+fn limited(args: &[&str], stdin: &str) -> Output {
+    use std::io::Write;
+    let mut child = Command::new("sh")
+        .arg("-c")
+        .arg("ulimit -v 500000 && exec \"$0\" \"$@\"")
+        .arg(env!("CARGO_BIN_EXE_drop7"))
+        .args(args)
+        .env_remove("DROP7_GRAVITY")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("sh runs");
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(stdin.as_bytes())
+        .unwrap();
+    child.wait_with_output().unwrap()
+}
+
+/// A transposition table larger than the process may allocate is one clear
+/// error line naming the table and its size (exit 1), never an abort; a D7P
+/// engine says so and serves its session without a table.
+#[test]
+fn a_table_too_large_for_memory_is_an_error() {
+    let board = "0".repeat(49);
+    let cases = [
+        ("sa:67108864:4", "2816 MB"),
+        ("lru:67108864", "3584 MB"),
+        ("dm:67108864", "2560 MB"),
+    ];
+    for (table, size) in cases {
+        let want =
+            format!("error: --table: transposition table {table} needs {size}: cannot allocate it");
+        let decide = [
+            "decide", "--depth", "4", "--strata", "7", "--table", table, "--board", &board,
+            "--next", "3", "--rise", "5",
+        ];
+        let play = [
+            "play",
+            "--policy",
+            "fair:d2s3",
+            "--games",
+            "3",
+            "--threads",
+            "2",
+            "--table",
+            table,
+            "--max-moves",
+            "5",
+        ];
+        for args in [&decide[..], &play[..]] {
+            let out = limited(args, "");
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
+            assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+            assert!(err.starts_with(&want), "{args:?}: {err}");
+            assert!(out.stdout.is_empty(), "{args:?}");
+        }
+    }
+    // A table that fits under the same limit plays.
+    let out = limited(
+        &[
+            "play",
+            "--policy",
+            "fair:d1s2",
+            "--games",
+            "2",
+            "--table",
+            "sa:1024",
+            "--max-moves",
+            "3",
+        ],
+        "",
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // D7P: an `info string error` line, then the session goes on.
+    let out = limited(
+        &["d7p", "--policy", "fair:d1s2", "--table", "sa:67108864:4"],
+        "d7p\nposition startpos next 3 rise 5\ngo\n",
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(
+        lines[0].starts_with(
+            "info string error transposition table sa:67108864:4 needs 2816 MB: cannot allocate it"
+        ) && lines[0].ends_with("; searching without a table"),
+        "{text}"
+    );
+    assert!(lines.contains(&"d7pok"), "{text}");
+    assert!(lines.last().unwrap().starts_with("bestmove "), "{text}");
+}

@@ -129,4 +129,9 @@ fn errors_and_head() {
         err.starts_with("error: cannot listen on 127.0.0.1:"),
         "{err}"
     );
+    assert!(
+        err.contains("the port is in use") && err.contains("--port"),
+        "{err}"
+    );
+    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
 }

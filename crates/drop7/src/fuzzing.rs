@@ -431,7 +431,8 @@ pub fn search_diff(data: &[u8]) {
             "{what}"
         );
     };
-    let (portable, bmi2) = crate::with_table!(table, |t| search_both(t, &pos, config));
+    let (portable, bmi2) = crate::with_table!(table, |t| search_both(t, &pos, config))
+        .expect("fuzzed tables are small");
     check(portable, "portable");
     if let Some(d) = bmi2 {
         check(d, "bmi2");

@@ -66,6 +66,16 @@ pub trait Leaf {
     fn partial(&mut self, pos: &Position) -> Self::Partial;
     /// The value of the position of `partial` with next disc `next_disc`.
     fn finish(&mut self, partial: &Self::Partial, next_disc: u8) -> f64;
+
+    /// Scratch memory a searcher keeps for [`Leaf::partial_cached`].
+    type Cache: Default + Clone + std::fmt::Debug + Send;
+    /// [`Leaf::partial`], bit for bit, possibly faster with the help of
+    /// `cache` (which only ever holds exact intermediate results).
+    #[inline]
+    fn partial_cached(&mut self, cache: &mut Self::Cache, pos: &Position) -> Self::Partial {
+        let _ = cache;
+        self.partial(pos)
+    }
 }
 
 /// [`FairLeaf`]'s next-disc-independent part: the dot product up to term 18
@@ -87,6 +97,15 @@ pub struct FairLeaf;
 
 impl Leaf for FairLeaf {
     type Partial = FairPartial;
+    type Cache = ShapeCache;
+
+    #[inline]
+    fn partial_cached(&mut self, cache: &mut ShapeCache, pos: &Position) -> FairPartial {
+        if pos.game_over {
+            return self.partial(pos);
+        }
+        cache.partial(pos)
+    }
 
     #[inline]
     fn evaluate(&mut self, pos: &Position) -> f64 {
@@ -103,10 +122,7 @@ impl Leaf for FairLeaf {
             };
         }
         let features = Features::new(&pos.board);
-        let mut by_next = [0.0; 8];
-        for (n, slot) in by_next.iter_mut().enumerate().skip(1) {
-            *slot = f64::from(features.columns_of_height(n as u32 - 1));
-        }
+        let by_next = features.by_next();
         let terms = features.terms(0, pos.moves_remaining);
         FairPartial {
             prefix: dot_prefix(&terms),
@@ -183,6 +199,219 @@ fn dot_prefix(t: &[f64; TERM_COUNT]) -> f64 {
         result += w[k] * t[k];
     }
     result
+}
+
+// ---------------------------------------------------------------------------
+// Shape cache
+// ---------------------------------------------------------------------------
+
+/// Slots of a [`ShapeCache`] (a power of two).
+const SHAPE_SLOTS: usize = 64;
+
+/// The shape of a position: per column word, nibble k = occupied | gray << 1
+/// | cracked << 2 of the cell at elevation k + 1; word 7 = moves_remaining.
+/// Two positions of one shape have the same heights, runs, grays and
+/// rise_pressure: only the numbers in their numbered cells can differ.
+#[inline(always)]
+fn shape_key(pos: &Position) -> [u32; 8] {
+    let words = pos.board.columns();
+    let mut key = [0u32; 8];
+    for (k, &x) in key.iter_mut().zip(words.iter()) {
+        let occupied = (x | x >> 1 | x >> 2 | x >> 3) & 0x1111_1111;
+        let gray = x >> 3 & 0x1111_1111;
+        let cracked = gray & x;
+        *k = occupied | gray << 1 | cracked << 2;
+    }
+    key[7] = u32::from(pos.moves_remaining);
+    key
+}
+
+/// The slot of a shape key.
+#[inline(always)]
+fn shape_slot(key: &[u32; 8]) -> usize {
+    let mut h = 0u64;
+    for pair in key.chunks_exact(2) {
+        h = (h ^ (u64::from(pair[0]) | u64::from(pair[1]) << 32))
+            .wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    }
+    (h >> 58) as usize & (SHAPE_SLOTS - 1)
+}
+
+/// One cached shape: the last board seen of that shape, after the §9.4–§9.5
+/// passes.
+#[derive(Clone, Copy, Debug)]
+struct ShapeEntry {
+    /// The shape ([`shape_key`]); all zero (no position has it) when unused.
+    key: [u32; 8],
+    /// The board's features after [`Features::compute_releases`]: `addition`
+    /// holds its additions, `total` its releases.
+    features: Features,
+    /// covered_height_risk and rise_pressure (functions of the shape).
+    shape_terms: [f64; 2],
+    /// The board's partial.
+    partial: FairPartial,
+}
+
+/// [`FairLeaf`]'s [`Leaf::Cache`]: the last board seen of each of a few
+/// shapes (direct-mapped). The search evaluates many leaves of one shape
+/// that differ in a few numbers (the samples of a gray reveal, one column
+/// played with different next discs); for those only the additions of the
+/// cells whose number changed, and the releases in their rows and columns,
+/// are recomputed. Every per-cell value is the same function of the same
+/// inputs and every sum is redone in row-major order, so the partial is
+/// bit-identical to [`Leaf::partial`] (tests: `tests/leaf_gate.rs`).
+/// Entries are exact, so the cache is never cleared.
+#[derive(Clone)]
+pub struct ShapeCache {
+    slots: Box<[ShapeEntry]>,
+}
+
+impl Default for ShapeCache {
+    fn default() -> ShapeCache {
+        let empty = ShapeEntry {
+            key: [0; 8],
+            features: Features::new(&Board::from_columns([0; SIZE])),
+            shape_terms: [0.0; 2],
+            partial: FairPartial {
+                prefix: 0.0,
+                by_next: [0.0; 8],
+                game_over: false,
+            },
+        };
+        ShapeCache {
+            slots: vec![empty; SHAPE_SLOTS].into_boxed_slice(),
+        }
+    }
+}
+
+impl std::fmt::Debug for ShapeCache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let used = self.slots.iter().filter(|s| s.key[7] != 0).count();
+        write!(
+            f,
+            "ShapeCache {{ slots: {}, used: {used} }}",
+            self.slots.len()
+        )
+    }
+}
+
+impl ShapeCache {
+    /// [`FairLeaf`]'s partial of the non-terminal `pos`.
+    #[inline]
+    fn partial(&mut self, pos: &Position) -> FairPartial {
+        let key = shape_key(pos);
+        let entry = &mut self.slots[shape_slot(&key)];
+        if entry.key == key {
+            entry.variant(&pos.board)
+        } else {
+            entry.load(key, pos)
+        }
+    }
+}
+
+impl ShapeEntry {
+    /// Makes this the entry of `pos` (of shape `key`); returns its partial.
+    #[inline(always)]
+    fn load(&mut self, key: [u32; 8], pos: &Position) -> FairPartial {
+        self.key = key;
+        let f = &mut self.features;
+        *f = Features::new(&pos.board);
+        let covered_height_risk = f.covered_height_risk();
+        let rise_pressure = f.rise_pressure(pos.moves_remaining);
+        let direct_potential = f.compute_additions();
+        let latent_chain_potential = f.compute_releases();
+        let terms = f.terms_from(
+            [
+                covered_height_risk,
+                rise_pressure,
+                direct_potential,
+                latent_chain_potential,
+            ],
+            0,
+        );
+        self.shape_terms = [covered_height_risk, rise_pressure];
+        self.partial = FairPartial {
+            prefix: dot_prefix(&terms),
+            by_next: f.by_next(),
+            game_over: false,
+        };
+        self.partial
+    }
+
+    /// Makes this the entry of `board`, of this entry's shape; returns its
+    /// partial.
+    #[inline(always)]
+    fn variant(&mut self, board: &Board) -> FairPartial {
+        let f = &mut self.features;
+        let words = board.columns();
+        let [p0, p1, p2, _] = bit_planes(words);
+        let num = f.num;
+        let value = [p0 & num, p1 & num, p2 & num];
+        let changed = (value[0] ^ f.value[0]) | (value[1] ^ f.value[1]) | (value[2] ^ f.value[2]);
+        if changed == 0 {
+            return self.partial;
+        }
+        f.cols = std::array::from_fn(|c| words.get(c).copied().unwrap_or(0));
+        f.value = value;
+        f.ones = num & p0 & !(p1 | p2);
+        f.twos = num & p1 & !(p0 | p2);
+        // §9.4: an addition is a function of the cell's number and the
+        // shape, so only the changed cells' additions change.
+        let addition_cells = f.addition_cells();
+        let mut lines = 0u64;
+        let mut cells = changed;
+        while cells != 0 {
+            let i = cells.trailing_zeros();
+            cells &= cells - 1;
+            f.addition[i as usize & 63] = if addition_cells >> i & 1 == 1 {
+                f.addition_at(i)
+            } else {
+                0.0
+            };
+            lines |= 0x7F << (8 * (i / 8)) | COLUMN_0 << (i % 8);
+        }
+        let mut direct_potential = 0.0;
+        let mut cells = addition_cells;
+        while cells != 0 {
+            let i = cells.trailing_zeros() as usize & 63;
+            cells &= cells - 1;
+            direct_potential += f.addition[i];
+        }
+        // §9.5: a release reads the cell's number and the additions of its
+        // row and column: only those in the changed cells' rows and columns
+        // can change.
+        let (horizontal, vertical) = f.release_cells();
+        let release_cells = horizontal | vertical;
+        let mut cells = lines & num;
+        while cells != 0 {
+            let i = cells.trailing_zeros();
+            cells &= cells - 1;
+            f.total[i as usize & 63] = if release_cells >> i & 1 == 1 {
+                f.release_at(i, horizontal, vertical)
+            } else {
+                0.0
+            };
+        }
+        let mut latent_chain_potential = 0.0;
+        let mut cells = release_cells;
+        while cells != 0 {
+            let i = cells.trailing_zeros() as usize & 63;
+            cells &= cells - 1;
+            latent_chain_potential += f.total[i];
+        }
+        let [covered_height_risk, rise_pressure] = self.shape_terms;
+        let terms = f.terms_from(
+            [
+                covered_height_risk,
+                rise_pressure,
+                direct_potential,
+                latent_chain_potential,
+            ],
+            0,
+        );
+        self.partial.prefix = dot_prefix(&terms);
+        self.partial
+    }
 }
 
 // ---------------------------------------------------------------------------
@@ -565,6 +794,7 @@ fn low_number_height_risk(lows: u64) -> u32 {
 // ---------------------------------------------------------------------------
 
 /// Bitboard views of one board and the per-cell values of §9.4–§9.5.
+#[derive(Clone, Copy, Debug)]
 struct Features {
     /// Column words (nibble k = elevation k + 1); a zero eighth column lets
     /// `i % 8` index it without a bounds check.
@@ -595,11 +825,11 @@ struct Features {
     /// writes nothing (there it is exactly 0).
     addition: [f64; 64],
     /// §9.5 `release` by bit index (0.0 where
-    /// [`Features::compute_releases`] writes nothing, again exactly), turned
-    /// into `union(addition, release)` by [`Features::compute_totals`]. The
-    /// indices of no cell (bit 7 of a row byte, byte 7) stay 0.0: they stand
-    /// in for the missing neighbours of edge cells, `(i ± 1) & 63` and
-    /// `(i ± 8) & 63`.
+    /// [`Features::compute_releases`] writes nothing, again exactly). The
+    /// indices of no cell (bit 7 of a row byte, byte 7) stay 0.0 in both
+    /// arrays: they stand in for the missing neighbours of edge cells,
+    /// `(i ± 1) & 63` and `(i ± 8) & 63`, whose total `union(0.0, 0.0)` is
+    /// +0.0.
     total: [f64; 64],
 }
 
@@ -644,8 +874,42 @@ impl Features {
         let rise_pressure = self.rise_pressure(moves_remaining);
         let direct_potential = self.compute_additions();
         let latent_chain_potential = self.compute_releases();
+        self.terms_from(
+            [
+                covered_height_risk,
+                rise_pressure,
+                direct_potential,
+                latent_chain_potential,
+            ],
+            next_disc,
+        )
+    }
+
+    /// `next_disc_vertical_options` for every next disc 1..=7 (index 0 unused).
+    #[inline(always)]
+    fn by_next(&self) -> [f64; 8] {
+        let mut by_next = [0.0; 8];
+        for (n, slot) in by_next.iter_mut().enumerate().skip(1) {
+            *slot = f64::from(self.columns_of_height(n as u32 - 1));
+        }
+        by_next
+    }
+
+    /// The 19 features once covered_height_risk, rise_pressure,
+    /// direct_potential and latent_chain_potential are known (`addition`
+    /// and `total` hold the additions and releases).
+    #[inline(always)]
+    fn terms_from(
+        &self,
+        [
+            covered_height_risk,
+            rise_pressure,
+            direct_potential,
+            latent_chain_potential,
+        ]: [f64; 4],
+        next_disc: u8,
+    ) -> [f64; TERM_COUNT] {
         let dead_low_numbers = self.dead_low_numbers();
-        self.compute_totals();
         let exposed = self.exposed_grays();
         let cracked_exposure = self.cracked_exposure(exposed);
         let solid_exposure = self.solid_exposure(exposed);
@@ -803,20 +1067,33 @@ impl Features {
     /// row-major sum (adding the skipped +0.0s changes nothing).
     #[inline(always)]
     fn compute_additions(&mut self) -> f64 {
-        let v = &self.value;
-        let vertical = greater(v, &planes(&self.height_at_least));
-        let horizontal = greater(v, &planes(&self.run_at_least));
         let mut direct_potential = 0.0;
-        let mut cells = vertical | horizontal;
+        let mut cells = self.addition_cells();
         while cells != 0 {
             let i = cells.trailing_zeros();
             cells &= cells - 1;
-            let v = self.code(i);
-            let addition = union(self.horizontal_addition(i, v), self.vertical_addition(i, v));
+            let addition = self.addition_at(i);
             self.addition[i as usize & 63] = addition;
             direct_potential += addition;
         }
         direct_potential
+    }
+
+    /// The numbered cells whose value exceeds their column height or their
+    /// run length: the only ones whose §9.4 addition can be non-zero.
+    #[inline(always)]
+    fn addition_cells(&self) -> u64 {
+        let v = &self.value;
+        let vertical = greater(v, &planes(&self.height_at_least));
+        let horizontal = greater(v, &planes(&self.run_at_least));
+        vertical | horizontal
+    }
+
+    /// §9.4 `addition` of the numbered cell at bit `i`.
+    #[inline(always)]
+    fn addition_at(&self, i: u32) -> f64 {
+        let v = self.code(i);
+        union(self.horizontal_addition(i, v), self.vertical_addition(i, v))
     }
 
     // -- §9.5 releases ---------------------------------------------------------
@@ -878,37 +1155,51 @@ impl Features {
     /// exactly 0. Returns latent_chain_potential, their row-major sum.
     #[inline(always)]
     fn compute_releases(&mut self) -> f64 {
-        let (num, v) = (self.num, &self.value);
-        let runs = planes(&self.run_at_least);
-        let horizontal = num & greater(&runs, v) & run_has_other(num, self.occ);
-        let heights = planes(&self.height_at_least);
-        let vertical = num & greater(&heights, v) & greater(v, &column_counts(self.gray));
+        let (horizontal, vertical) = self.release_cells();
         let mut latent = 0.0;
         let mut cells = horizontal | vertical;
         while cells != 0 {
             let i = cells.trailing_zeros();
             cells &= cells - 1;
-            let v = self.code(i);
-            let hr = if horizontal >> i & 1 == 1 {
-                self.horizontal_release(i, v)
-            } else {
-                0.0
-            };
-            let vr = if vertical >> i & 1 == 1 {
-                self.vertical_release(i, v)
-            } else {
-                0.0
-            };
-            let release = union(hr, vr);
+            let release = self.release_at(i, horizontal, vertical);
             self.total[i as usize & 63] = release;
             latent += release;
         }
         latent
     }
 
+    /// The numbered cells that can have a horizontal and a vertical
+    /// release (see [`Features::compute_releases`]).
+    #[inline(always)]
+    fn release_cells(&self) -> (u64, u64) {
+        let (num, v) = (self.num, &self.value);
+        let runs = planes(&self.run_at_least);
+        let horizontal = num & greater(&runs, v) & run_has_other(num, self.occ);
+        let heights = planes(&self.height_at_least);
+        let vertical = num & greater(&heights, v) & greater(v, &column_counts(self.gray));
+        (horizontal, vertical)
+    }
+
+    /// §9.5 `release` of the numbered cell at bit `i` (`addition` must hold
+    /// the additions of its row and column).
+    #[inline(always)]
+    fn release_at(&self, i: u32, horizontal: u64, vertical: u64) -> f64 {
+        let v = self.code(i);
+        let hr = if horizontal >> i & 1 == 1 {
+            self.horizontal_release(i, v)
+        } else {
+            0.0
+        };
+        let vr = if vertical >> i & 1 == 1 {
+            self.vertical_release(i, v)
+        } else {
+            0.0
+        };
+        union(hr, vr)
+    }
+
     /// §9.5 dead_low_numbers: row-major over the 1s and 2s whose horizontal
-    /// and vertical runs are both longer than their value, `1 - total`
-    /// (computed here: `total` still holds the releases).
+    /// and vertical runs are both longer than their value, `1 - total`.
     #[inline(always)]
     fn dead_low_numbers(&self) -> f64 {
         let (len, high) = (&self.run_at_least, &self.height_at_least);
@@ -920,19 +1211,6 @@ impl Features {
             sum += 1.0 - union(self.addition[p], self.total[p]);
         }
         sum
-    }
-
-    /// Turns `total` from the release into `union(addition, release)` for
-    /// the numbered cells next to a gray: the only totals §9.8 reads.
-    #[inline(always)]
-    fn compute_totals(&mut self) {
-        let gray = self.gray;
-        let mut cells = self.num & ((gray << 8) | (gray >> 8) | (gray << 1) | (gray >> 1));
-        while cells != 0 {
-            let p = cells.trailing_zeros() as usize & 63;
-            cells &= cells - 1;
-            self.total[p] = union(self.addition[p], self.total[p]);
-        }
     }
 
     // -- §9.6–§9.7 (rare: only with adjacent 1s or three 2s in a row) ----------
@@ -1052,14 +1330,16 @@ impl Features {
         (exposed, exposed & three_or_more)
     }
 
-    /// The totals of the four neighbours of cell `i` (up, down, left, right),
-    /// 0.0 for missing or non-numbered ones (see [`Features::total`]). As
+    /// The totals `union(addition, release)` of the four neighbours of cell
+    /// `i` (up, down, left, right), +0.0 for missing or non-numbered ones
+    /// (see [`Features::total`]). As
     /// §9.8 supports the extra zeros change nothing: they sort last, a factor
     /// `1 - 0.0` is exactly 1, a term `0.0 * w` is +0.0, and adding +0.0 to a
     /// non-negative sum changes nothing.
     #[inline(always)]
     fn neighbour_totals(&self, i: usize) -> [f64; 4] {
-        [i.wrapping_sub(8), i + 8, i.wrapping_sub(1), i + 1].map(|j| self.total[j & 63])
+        [i.wrapping_sub(8), i + 8, i.wrapping_sub(1), i + 1]
+            .map(|j| union(self.addition[j & 63], self.total[j & 63]))
     }
 
     /// §9.8 cracked_exposure: row-major over the exposed cracked grays,

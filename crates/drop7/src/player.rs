@@ -217,26 +217,32 @@ impl FairSpec {
 }
 
 /// Runs `$body` with `$t` bound to a fresh table built from `$spec`
-/// (monomorphising the body once per table type).
+/// (monomorphising the body once per table type); evaluates to
+/// `Result<_, `[`TableError`](crate::table::TableError)`>`: `Err` when the
+/// table's memory cannot be allocated (the body does not run).
 #[macro_export]
 macro_rules! with_table {
     ($spec:expr, |$t:ident| $body:expr) => {
         match $spec {
             $crate::player::TableSpec::None => {
                 let $t = $crate::table::NoTable;
-                $body
+                ::core::result::Result::<_, $crate::table::TableError>::Ok($body)
             }
-            $crate::player::TableSpec::Lru(c) => {
-                let $t = $crate::table::StrictLru::new(c);
-                $body
-            }
+            $crate::player::TableSpec::Lru(c) => match $crate::table::StrictLru::try_new(c) {
+                Ok($t) => Ok($body),
+                Err(e) => Err(e),
+            },
             $crate::player::TableSpec::DirectMapped(n) => {
-                let $t = $crate::table::DirectMapped::new(n);
-                $body
+                match $crate::table::DirectMapped::try_new(n) {
+                    Ok($t) => Ok($body),
+                    Err(e) => Err(e),
+                }
             }
             $crate::player::TableSpec::SetAssociative { entries, ways } => {
-                let $t = $crate::table::SetAssociative::new(entries, ways);
-                $body
+                match $crate::table::SetAssociative::try_new(entries, ways) {
+                    Ok($t) => Ok($body),
+                    Err(e) => Err(e),
+                }
             }
         }
     };

@@ -116,29 +116,35 @@ pub struct FairSettings {
     /// Threads splitting each decision (1: none; see
     /// [`PolicyName::search_threads`]).
     pub search_threads: usize,
+    /// Worker threads of the run: one table each, all allocated before the
+    /// first game (so a table too large for memory is an error, not an abort).
+    pub workers: usize,
 }
 
 /// Runs `$body` with `$make` bound to a policy factory (`Fn() -> P + Sync`,
 /// one policy per worker) for a [`PolicyName`], the fair policy built with a
 /// [`FairSettings`]: a [`crate::parallel::ParallelSearch`] (one thread per
-/// decision unless `search_threads` says otherwise) over its own table. The
-/// body is monomorphised per policy, and for the fair policy per table type
-/// and gravity path.
+/// decision unless `search_threads` says otherwise) over its own table, every
+/// worker's table allocated before the body runs. Evaluates to
+/// `Result<_, `[`TableError`](crate::table::TableError)`>`: `Err` when the
+/// tables' memory cannot be allocated (the body does not run). The body is
+/// monomorphised per policy, and for the fair policy per table type and
+/// gravity path.
 #[macro_export]
 macro_rules! with_builtin_policy {
     ($policy:expr, $fair:expr, |$make:ident| $body:expr) => {
         match $policy {
             $crate::runspec::PolicyName::Center => {
                 let $make = || $crate::runner::CenterPolicy;
-                $body
+                ::core::result::Result::<_, $crate::table::TableError>::Ok($body)
             }
             $crate::runspec::PolicyName::Random => {
                 let $make = $crate::runner::RandomParityPolicy::default;
-                $body
+                Ok($body)
             }
             $crate::runspec::PolicyName::Greedy => {
                 let $make = || $crate::policy::GreedyPolicy;
-                $body
+                Ok($body)
             }
             $crate::runspec::PolicyName::Fair(fair) => {
                 let settings: $crate::runspec::FairSettings = $fair;
@@ -146,21 +152,25 @@ macro_rules! with_builtin_policy {
                 let split = settings.search_threads;
                 $crate::with_gravity!(settings.search_gravity, |g| $crate::with_table!(
                     settings.table,
-                    |table| {
-                        let $make = || {
-                            $crate::parallel::ParallelSearch::new(
-                                $crate::search::FairSearch::new(
-                                    $crate::leaf::FairLeaf,
-                                    table.clone(),
-                                    g,
-                                    config,
-                                ),
-                                split,
-                            )
-                        };
-                        $body
+                    |table| match $crate::table::TablePool::try_new(table, settings.workers) {
+                        Ok(pool) => {
+                            let $make = || {
+                                $crate::parallel::ParallelSearch::new(
+                                    $crate::search::FairSearch::new(
+                                        $crate::leaf::FairLeaf,
+                                        pool.take(),
+                                        g,
+                                        config,
+                                    ),
+                                    split,
+                                )
+                            };
+                            Ok($body)
+                        }
+                        Err(e) => Err(e),
                     }
                 ))
+                .and_then(|r| r)
             }
         }
     };
@@ -258,6 +268,7 @@ mod tests {
             max_work: None,
             search_gravity: GravityPath::Portable,
             search_threads: 1,
+            workers: 1,
         };
         let t = record_template(&labels, Some((f, &s)), 50, Some((7, 3)), Some("1/2"));
         assert_eq!(t.table.as_deref(), Some("sa:65536:4"));

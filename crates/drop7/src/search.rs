@@ -192,6 +192,8 @@ pub fn canonicalize(board: &mut Board) -> bool {
 #[derive(Clone, Debug)]
 pub struct FairSearch<L: Leaf, T: Table, G: Gravity> {
     leaf: L,
+    /// The leaf's scratch cache (exact results only; never cleared).
+    leaf_cache: L::Cache,
     table: T,
     gravity: G,
     config: SearchConfig,
@@ -225,6 +227,7 @@ impl<L: Leaf, T: Table, G: Gravity> FairSearch<L, T, G> {
         config.strata = config.strata.clamp(1, MAX_STRATA);
         FairSearch {
             leaf,
+            leaf_cache: L::Cache::default(),
             table,
             gravity,
             config,
@@ -458,7 +461,8 @@ impl<L: Leaf, T: Table, G: Gravity> FairSearch<L, T, G> {
                 if shared.is_some() {
                     let partial = match shared_leaf {
                         Some(p) => p,
-                        None => *shared_leaf.insert(self.leaf.partial(&child)),
+                        None => *shared_leaf
+                            .insert(self.leaf.partial_cached(&mut self.leaf_cache, &child)),
                     };
                     let v = self.leaf.finish(&partial, child.next_disc);
                     // The remaining samples play the same move into the
@@ -484,7 +488,8 @@ impl<L: Leaf, T: Table, G: Gravity> FairSearch<L, T, G> {
                     }
                     v
                 } else {
-                    self.leaf.evaluate(&child)
+                    let partial = self.leaf.partial_cached(&mut self.leaf_cache, &child);
+                    self.leaf.finish(&partial, child.next_disc)
                 }
             } else {
                 self.max_node(&child, depth - 1)?

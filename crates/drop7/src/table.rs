@@ -27,7 +27,97 @@
 //! For the direct-mapped and set-associative tables, `entries` counts occupied
 //! slots and `evictions` counts live slots overwritten by a different key.
 
+use std::fmt;
+
 use crate::position::Position;
+
+/// A transposition table whose memory could not be allocated (e.g. larger
+/// than the process's address-space limit, `ulimit -v`): `table` is its spec
+/// (`lru:C`, `dm:N`, `sa:N:W`), `bytes` the memory it needs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TableError {
+    /// The table as a `--table` spec.
+    pub table: String,
+    /// Bytes the table needs.
+    pub bytes: usize,
+}
+
+impl fmt::Display for TableError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "transposition table {} needs {} MB: cannot allocate it (out of memory; try a smaller --table)",
+            self.table,
+            self.bytes.div_ceil(1 << 20)
+        )
+    }
+}
+
+impl std::error::Error for TableError {}
+
+/// A vector of `n` copies of `value`, allocated fallibly.
+fn try_filled<T: Clone>(
+    n: usize,
+    value: T,
+    err: &impl Fn() -> TableError,
+) -> Result<Vec<T>, TableError> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(n).map_err(|_| err())?;
+    v.resize(n, value);
+    Ok(v)
+}
+
+/// A copy of `v` with room for `capacity` elements, allocated fallibly.
+fn try_copy<T: Clone>(
+    v: &[T],
+    capacity: usize,
+    err: &impl Fn() -> TableError,
+) -> Result<Vec<T>, TableError> {
+    let mut out = Vec::new();
+    out.try_reserve_exact(capacity.max(v.len()))
+        .map_err(|_| err())?;
+    out.extend_from_slice(v);
+    Ok(out)
+}
+
+/// A table that can be copied with a fallible allocation (the run builds one
+/// table per worker before the first game; see [`TablePool`]).
+pub trait TryClone: Sized {
+    /// A copy of `self`, or the error naming the table when its memory cannot be allocated.
+    fn try_clone(&self) -> Result<Self, TableError>;
+}
+
+/// Tables for the workers of a run, all allocated up front (fallibly):
+/// [`TablePool::take`] hands one out per worker.
+#[derive(Debug)]
+pub struct TablePool<T> {
+    prototype: T,
+    spare: std::sync::Mutex<Vec<T>>,
+}
+
+impl<T: TryClone + Clone> TablePool<T> {
+    /// `prototype` and `workers` copies of it.
+    ///
+    /// # Errors
+    /// The [`TableError`] of the first copy that cannot be allocated.
+    pub fn try_new(prototype: T, workers: usize) -> Result<Self, TableError> {
+        let mut spare = Vec::with_capacity(workers);
+        for _ in 0..workers {
+            spare.push(prototype.try_clone()?);
+        }
+        Ok(TablePool {
+            prototype,
+            spare: std::sync::Mutex::new(spare),
+        })
+    }
+
+    /// One of the tables allocated up front (a copy of the prototype once
+    /// more are taken than planned).
+    pub fn take(&self) -> T {
+        let t = self.spare.lock().unwrap_or_else(|p| p.into_inner()).pop();
+        t.unwrap_or_else(|| self.prototype.clone())
+    }
+}
 
 /// A transposition-table key (layout in the module docs).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
@@ -88,6 +178,12 @@ pub trait Table {
 #[derive(Clone, Copy, Debug, Default)]
 pub struct NoTable;
 
+impl TryClone for NoTable {
+    fn try_clone(&self) -> Result<Self, TableError> {
+        Ok(NoTable)
+    }
+}
+
 impl Table for NoTable {
     const ENABLED: bool = false;
     #[inline(always)]
@@ -135,18 +231,41 @@ pub struct StrictLru {
 
 impl StrictLru {
     /// An LRU holding at most `capacity` entries (capacity ≥ 1; use [`NoTable`] for 0).
+    ///
+    /// # Panics
+    /// When the memory cannot be allocated ([`StrictLru::try_new`] reports it instead).
     pub fn new(capacity: usize) -> StrictLru {
+        Self::try_new(capacity).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// [`StrictLru::new`], allocated fallibly.
+    ///
+    /// # Errors
+    /// A [`TableError`] when the memory cannot be allocated.
+    pub fn try_new(capacity: usize) -> Result<StrictLru, TableError> {
         let capacity = capacity.max(1);
-        let slots = (capacity * 2).next_power_of_two().max(16);
-        StrictLru {
+        let slots = capacity
+            .checked_mul(2)
+            .and_then(usize::checked_next_power_of_two)
+            .unwrap_or(usize::MAX)
+            .max(16);
+        let err = || TableError {
+            table: format!("lru:{capacity}"),
+            bytes: capacity
+                .saturating_mul(std::mem::size_of::<LruNode>())
+                .saturating_add(slots.saturating_mul(4)),
+        };
+        let mut nodes = Vec::new();
+        nodes.try_reserve_exact(capacity).map_err(|_| err())?;
+        Ok(StrictLru {
             capacity,
-            nodes: Vec::with_capacity(capacity),
-            slots: vec![NIL; slots],
-            mask: slots - 1,
+            nodes,
+            slots: try_filled(slots, NIL, &err)?,
+            mask: slots.wrapping_sub(1),
             head: NIL,
             tail: NIL,
             evictions: 0,
-        }
+        })
     }
 
     /// The capacity C.
@@ -222,6 +341,20 @@ impl StrictLru {
                 }
             }
         }
+    }
+}
+
+impl TryClone for StrictLru {
+    fn try_clone(&self) -> Result<Self, TableError> {
+        let err = || TableError {
+            table: format!("lru:{}", self.capacity),
+            bytes: self.memory_bytes(),
+        };
+        Ok(StrictLru {
+            nodes: try_copy(&self.nodes, self.capacity, &err)?,
+            slots: try_copy(&self.slots, 0, &err)?,
+            ..*self
+        })
     }
 }
 
@@ -337,15 +470,46 @@ pub struct DirectMapped {
 
 impl DirectMapped {
     /// A table of `entries` slots (rounded up to a power of two, at least 1).
+    ///
+    /// # Panics
+    /// When the memory cannot be allocated ([`DirectMapped::try_new`] reports it instead).
     pub fn new(entries: usize) -> DirectMapped {
+        Self::try_new(entries).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// [`DirectMapped::new`], allocated fallibly.
+    ///
+    /// # Errors
+    /// A [`TableError`] when the memory cannot be allocated.
+    pub fn try_new(entries: usize) -> Result<DirectMapped, TableError> {
         let n = entries.max(1).next_power_of_two();
-        DirectMapped {
-            slots: vec![Slot::default(); n],
+        let err = || TableError {
+            table: format!("dm:{n}"),
+            bytes: n.saturating_mul(std::mem::size_of::<Slot>()),
+        };
+        Ok(DirectMapped {
+            slots: try_filled(n, Slot::default(), &err)?,
             mask: n - 1,
             generation: 1,
             entries: 0,
             evictions: 0,
+        })
+    }
+
+    fn error(&self) -> TableError {
+        TableError {
+            table: format!("dm:{}", self.slots.len()),
+            bytes: self.memory_bytes(),
         }
+    }
+}
+
+impl TryClone for DirectMapped {
+    fn try_clone(&self) -> Result<Self, TableError> {
+        Ok(DirectMapped {
+            slots: try_copy(&self.slots, 0, &|| self.error())?,
+            ..*self
+        })
     }
 }
 
@@ -411,24 +575,58 @@ pub struct SetAssociative {
 impl SetAssociative {
     /// A table of `entries` slots in sets of `ways` (entries rounded up to a
     /// power of two, at least one set).
+    ///
+    /// # Panics
+    /// When the memory cannot be allocated ([`SetAssociative::try_new`] reports it instead).
     pub fn new(entries: usize, ways: usize) -> SetAssociative {
+        Self::try_new(entries, ways).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// [`SetAssociative::new`], allocated fallibly.
+    ///
+    /// # Errors
+    /// A [`TableError`] when the memory cannot be allocated.
+    pub fn try_new(entries: usize, ways: usize) -> Result<SetAssociative, TableError> {
         let ways = ways.clamp(1, 16);
         let sets = (entries.max(ways) / ways).next_power_of_two();
-        SetAssociative {
-            slots: vec![Slot::default(); sets * ways],
+        let n = sets * ways;
+        let err = || TableError {
+            table: format!("sa:{n}:{ways}"),
+            bytes: n.saturating_mul(std::mem::size_of::<Slot>() + 4),
+        };
+        Ok(SetAssociative {
+            slots: try_filled(n, Slot::default(), &err)?,
             ways,
             set_mask: sets - 1,
             generation: 1,
             clock: 0,
-            ages: vec![0; sets * ways],
+            ages: try_filled(n, 0, &err)?,
             entries: 0,
             evictions: 0,
+        })
+    }
+
+    fn error(&self) -> TableError {
+        TableError {
+            table: format!("sa:{}:{}", self.slots.len(), self.ways),
+            bytes: self.memory_bytes(),
         }
     }
 
     /// Ways per set.
     pub fn ways(&self) -> usize {
         self.ways
+    }
+}
+
+impl TryClone for SetAssociative {
+    fn try_clone(&self) -> Result<Self, TableError> {
+        let err = || self.error();
+        Ok(SetAssociative {
+            slots: try_copy(&self.slots, 0, &err)?,
+            ages: try_copy(&self.ages, 0, &err)?,
+            ..*self
+        })
     }
 }
 

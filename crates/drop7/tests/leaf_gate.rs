@@ -362,3 +362,92 @@ fn partial_then_finish_equals_evaluate() {
         }
     }
 }
+
+/// The plain leaf's value of `cells` with every next disc, against
+/// `finish(partial_cached(...))` through `cache`.
+fn assert_cached_equals_plain(
+    cache: &mut <FairLeaf as Leaf>::Cache,
+    cells: &Cells,
+    moves: u8,
+) -> Result<(), TestCaseError> {
+    let mut leaf = FairLeaf;
+    let pos = Position {
+        board: Board::from_cells(cells),
+        next_disc: 1,
+        moves_remaining: moves,
+        game_over: false,
+    };
+    let partial = leaf.partial_cached(cache, &pos);
+    for next in 1..=7 {
+        let plain = fair_leaf(cells, next, moves, false).to_bits();
+        prop_assert_eq!(
+            leaf.finish(&partial, next).to_bits(),
+            plain,
+            "{} next {} moves {}",
+            pos.board,
+            next,
+            moves
+        );
+    }
+    Ok(())
+}
+
+/// The shape cache (`partial_cached`) gives the plain leaf's values on the
+/// golden states, visited in file order and then again with their numbered
+/// cells renumbered (same shape, so the cache's incremental path runs).
+#[test]
+fn cached_partial_equals_plain_leaf_on_golden_states() {
+    let mut cache = Default::default();
+    for (k, c) in cases().iter().enumerate() {
+        if c.position.game_over {
+            continue;
+        }
+        let moves = c.position.moves_remaining;
+        assert_cached_equals_plain(&mut cache, &c.cells, moves).unwrap();
+        // Renumber one or two numbered cells (cycling through 1..=7).
+        let numbered: Vec<usize> = (0..CELLS)
+            .filter(|&i| (1..=7).contains(&c.cells[i]))
+            .collect();
+        if numbered.is_empty() {
+            continue;
+        }
+        for step in 1..=3 {
+            let mut cells = c.cells;
+            let i = numbered[(k + step) % numbered.len()];
+            cells[i] = (cells[i] + step as u8 - 1) % 7 + 1;
+            if step == 3 {
+                let j = numbered[(k * 7 + 1) % numbered.len()];
+                cells[j] = cells[j] % 7 + 1;
+            }
+            assert_cached_equals_plain(&mut cache, &cells, moves).unwrap();
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 5_000, .. ProptestConfig::default() })]
+
+    /// A random board, then variants of it with the same shape (random
+    /// numbers in random numbered cells): the cached partial equals the
+    /// plain leaf on each, in sequence through one cache.
+    #[test]
+    fn cached_partial_equals_plain_leaf_on_same_shape_variants(
+        heights in prop::array::uniform7(0u8..=7),
+        codes in prop::array::uniform7(prop::array::uniform7(code())),
+        edits in prop::collection::vec((0usize..CELLS, 1u8..=7, 0usize..CELLS, 1u8..=7), 1..6),
+        moves in 1u8..=5,
+    ) {
+        let mut cache = Default::default();
+        let base = random_cells(heights, codes);
+        assert_cached_equals_plain(&mut cache, &base, moves)?;
+        for (i, a, j, b) in edits {
+            let mut cells = base;
+            for (p, v) in [(i, a), (j, b)] {
+                if (1..=7).contains(&cells[p]) {
+                    cells[p] = v;
+                }
+            }
+            assert_cached_equals_plain(&mut cache, &cells, moves)?;
+        }
+    }
+}

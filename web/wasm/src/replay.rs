@@ -210,7 +210,8 @@ fn trace(text: &str) -> Result<Replay, String> {
             games += 1;
         }
         if games > 1 {
-            continue;
+            // Only the first game is shown: the rest of a long file is not read.
+            break;
         }
         let want = lines.len() as u32 + 1;
         if line.move_number != want {
@@ -323,6 +324,23 @@ mod tests {
         let r = replay_text(&text).unwrap();
         assert!(r.note.contains("headless"), "{}", r.note);
         assert_eq!(r.steps.len(), text.lines().count());
+    }
+
+    /// A file of several games shows the first; what follows it is not read
+    /// (a long file stays quick to open).
+    #[test]
+    fn a_multi_game_trace_shows_its_first_game() {
+        let first = crate::trace_lines(7, false, &[3, 3, 2, 4, 1]);
+        let second = crate::trace_lines(8, false, &[3, 2]);
+        let text = format!("{first}{second}not json at all\n");
+        let r = replay_text(&text).unwrap();
+        assert_eq!(r.seed, Some(7));
+        assert_eq!(r.steps.len(), 5);
+        assert!(
+            r.note.contains("first game of the file shown"),
+            "{}",
+            r.note
+        );
     }
 
     /// A tape that stops before game over replays its moves and fails as

@@ -814,6 +814,10 @@ fn fast_decider(
             Box::new(one) as Box<dyn Decide>
         }
     }))
+    .unwrap_or_else(|e| {
+        eprintln!("error: bench: {e}");
+        std::process::exit(1)
+    })
 }
 
 /// An arm of a search section.
@@ -1697,7 +1701,7 @@ fn cohort_suite(plan: &Plan) -> Result<CohortReport> {
                 records.push(serde_json::to_string(&r).map_err(std::io::Error::other)?);
                 Ok(())
             })
-        }))?;
+        }))??;
         match &first {
             None => first = Some(records),
             Some(f) if *f != records => {

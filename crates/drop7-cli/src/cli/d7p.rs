@@ -29,12 +29,14 @@ use anyhow::{Context, Result};
 use clap::Args;
 use drop7::board::format_cells;
 use drop7::formats::{D7pCommand, parse_d7p_bestmove, parse_d7p_command};
+use drop7::gravity::Gravity;
 use drop7::leaf::FairLeaf;
 use drop7::player::TableSpec;
 use drop7::policy::{GreedyPolicy, RandomPolicy, center_first};
 use drop7::position::Position;
 use drop7::runner::Policy;
 use drop7::search::FairSearch;
+use drop7::table::{NoTable, Table};
 
 use super::spec::{PolicySpec, resolve_engine};
 
@@ -195,16 +197,24 @@ pub fn run(args: &D7pArgs) -> Result<()> {
     match spec {
         PolicySpec::Fair(fair) => {
             let config = fair.config(args.max_work);
-            drop7::with_gravity!(path, |g| drop7::with_table!(table, |t| {
-                let mut search = FairSearch::new(FairLeaf, t, g, config);
-                search.set_stop(Some(stop.clone()));
-                let decide: Decider = Box::new(move |pos, info| {
-                    search
-                        .decide_reporting(pos, |d, v, w| info(info_line(d, v, w)))
-                        .action
+            drop7::with_gravity!(path, |g| {
+                let made = drop7::with_table!(table, |t| {
+                    serve_search(FairSearch::new(FairLeaf, t, g, config), &name, stop.clone())
                 });
-                serve(decide, &name, "fair-expectimax", true, stop)
-            }))
+                match made {
+                    Ok(served) => served,
+                    // A table too large for memory: said once, and the
+                    // session searches without one (the same values).
+                    Err(e) => {
+                        let mut out = io::stdout().lock();
+                        writeln!(out, "info string error {e}; searching without a table")
+                            .and_then(|()| out.flush())
+                            .context("writing to stdout")?;
+                        drop(out);
+                        serve_search(FairSearch::new(FairLeaf, NoTable, g, config), &name, stop)
+                    }
+                }
+            })
         }
         PolicySpec::Center => serve(
             Box::new(|pos, _| center_first(&pos.board)),
@@ -235,6 +245,21 @@ pub fn run(args: &D7pArgs) -> Result<()> {
         }
         PolicySpec::D7p(_) => unreachable!("refused above"),
     }
+}
+
+/// Serves the fair search `search`.
+fn serve_search<T: Table, G: Gravity>(
+    mut search: FairSearch<FairLeaf, T, G>,
+    name: &str,
+    stop: Arc<AtomicBool>,
+) -> Result<()> {
+    search.set_stop(Some(stop.clone()));
+    let decide: Decider = Box::new(move |pos, info| {
+        search
+            .decide_reporting(pos, |d, v, w| info(info_line(d, v, w)))
+            .action
+    });
+    serve(decide, name, "fair-expectimax", true, stop)
 }
 
 fn serve(

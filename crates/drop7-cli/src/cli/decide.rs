@@ -141,6 +141,7 @@ pub fn run(args: &DecideArgs) -> Result<bool> {
                     answer(&mut s, single, report)
                 }
             }))
+            .map_err(|e| anyhow::anyhow!("--table: {e}"))?
         }
         "reference" => {
             let capacity = match table {

@@ -210,6 +210,7 @@ pub fn run(args: &PlayArgs) -> Result<()> {
     if let Ok(p) = setup.policy.builtin() {
         setup.search_threads = p.search_threads(range.games, total_threads);
     }
+    setup.workers = cfg.workers();
     let signals = Signals::install()?;
     let fair = matches!(setup.policy, PolicySpec::Fair(_));
     let moves_live = AtomicU64::new(0);

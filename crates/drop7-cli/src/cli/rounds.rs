@@ -248,6 +248,10 @@ pub fn run(
         Some(t) => t,
         None => available_threads(),
     };
+    let setup = super::spec::GameSetup {
+        workers: threads.clamp(1, rounds.len().max(1)),
+        ..setup
+    };
     let started = std::time::Instant::now();
     let results = with_engine!(setup.engine, |engine| with_policy!(setup, |make| {
         play_all(engine, make, &rounds, &labels, threads)

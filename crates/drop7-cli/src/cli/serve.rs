@@ -86,7 +86,13 @@ pub fn asset(path: &str) -> Option<(&'static str, &'static [u8])> {
 /// Runs `drop7 serve` until interrupted.
 pub fn run(args: &ServeArgs) -> Result<()> {
     let addr = SocketAddr::from((Ipv4Addr::LOCALHOST, args.port));
-    let listener = TcpListener::bind(addr).with_context(|| format!("cannot listen on {addr}"))?;
+    let listener = match TcpListener::bind(addr) {
+        Err(e) if e.kind() == io::ErrorKind::AddrInUse => anyhow::bail!(
+            "cannot listen on {addr}: the port is in use (another drop7 serve?); \
+             pick another with --port P (--port 0: any free port)"
+        ),
+        r => r.with_context(|| format!("cannot listen on {addr}"))?,
+    };
     let port = listener.local_addr().context("local address")?.port();
     println!("drop7 serving the page at http://127.0.0.1:{port}/ (Ctrl-C stops)");
     io::stdout().flush().ok();

@@ -201,6 +201,8 @@ pub struct GameSetup {
     /// Threads splitting each decision of a fair policy (1: none; `play`
     /// raises it when a run has fewer games than threads).
     pub search_threads: usize,
+    /// Worker threads playing games (one table each, allocated up front).
+    pub workers: usize,
 }
 
 impl GameArgs {
@@ -245,6 +247,7 @@ impl GameArgs {
             max_work: self.max_work,
             search_gravity,
             search_threads: 1,
+            workers: 1,
         })
     }
 }
@@ -257,6 +260,7 @@ impl GameSetup {
             max_work: self.max_work,
             search_gravity: self.search_gravity,
             search_threads: self.search_threads,
+            workers: self.workers,
         }
     }
 }
@@ -322,6 +326,8 @@ macro_rules! with_policy {
                 drop7::with_builtin_policy!(policy, $setup.fair_settings(), |$make| anyhow::Ok(
                     $body
                 ))
+                .map_err(|e| anyhow::anyhow!("--table: {e}"))
+                .and_then(|r| r)
             }
         }
     };
