@@ -205,6 +205,7 @@ async function advise() {
         setAdviceRunning(false);
         showBars(a.record);
         $("bars").dataset.ms = a.ms.toFixed(1);
+        $("bars").dataset.work = String(a.record.work);
         const best = a.record.action;
         $("advice-info").textContent =
             `d${depth}s${strata}: best column ${best === null ? "none" : best + 1}, ` +

@@ -214,6 +214,7 @@ async function advise(): Promise<number | null> {
     setAdviceRunning(false);
     showBars(a.record);
     $("bars").dataset.ms = a.ms.toFixed(1);
+    $("bars").dataset.work = String(a.record.work);
     const best = a.record.action;
     $("advice-info").textContent =
       `d${depth}s${strata}: best column ${best === null ? "none" : best + 1}, ` +

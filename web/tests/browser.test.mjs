@@ -189,10 +189,22 @@ test("advice bars equal drop7 decide (d4s5) on mid-game positions; timings", asy
     assert.deepEqual(bars.map((b) => (b.value ? Number(b.value) : null)), native.valuesDecimal);
     const best = await page.$$eval(".bar.best", (els) => els.map((e) => e.dataset.testid));
     assert.deepEqual(best, [`value-${native.action}`]);
+    assert.equal(Number(await page.getAttribute("[data-testid=bars]", "data-work")), native.work);
     timings.push({ move: k, board: s.board, chromiumMs: ms, nativeMs: native.ms });
     if (k === 60) await page.screenshot({ path: `${SHOTS}/advice.png` });
   }
   console.log("d4s5 advice timings (ms):", JSON.stringify(timings));
+  // Depth 5 (the CLI's deeper default table, 2^20 entries): values and work as `drop7 decide`'s.
+  await page.selectOption("[data-testid=depth]", "5");
+  await page.selectOption("[data-testid=strata]", "1");
+  await page.evaluate(() => { delete document.querySelector("[data-testid=value-0]").dataset.value; });
+  await page.click("[data-testid=advise]");
+  await page.waitForFunction(() => document.querySelector("[data-testid=value-0]").dataset.value !== undefined);
+  const s = await read(page);
+  const native = JSON.parse(drop7(["decide", "--board", s.board, "--next", s.next, "--rise", String(s.movesRemaining), "--depth", "5", "--strata", "1"]));
+  const bits = await page.evaluate(() => [...Array(7).keys()].map((c) => document.querySelector(`[data-testid=value-${c}]`).dataset.bits || null));
+  assert.deepEqual(bits, native.values);
+  assert.equal(Number(await page.getAttribute("[data-testid=bars]", "data-work")), native.work);
   await page.close();
 });
 

@@ -133,11 +133,13 @@ export function parseSeed(text) {
  * JSON `{action, completedDepth, values (16-hex-digit bit patterns or null),
  * valuesDecimal, work, nodes, cacheHits, cacheEntries, evictions, leafCalls,
  * moveCalls, ms}` (`ms` is 0: the caller times it). Table: the CLI's default
- * (set-associative, 65,536 entries, 4 ways). Spec: search.md.
+ * ([`TableSpec::default_for_depth`]: set-associative, 4 ways, 65,536 entries
+ * up to depth 4 and 2^20 from depth 5), so the counters are `drop7 decide`'s
+ * too. Spec: search.md.
  *
  * # Errors
  * A malformed board, `next` outside 1..=7, `rise` outside 1..=5, depth
- * outside 1..=8 or strata outside 1..=32.
+ * outside 1..=8 or strata outside 1..=32, or a table the browser cannot allocate.
  * @param {string} board
  * @param {number} next
  * @param {number} rise

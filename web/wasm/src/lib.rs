@@ -23,6 +23,7 @@ use drop7::game::DriverKind;
 use drop7::gravity::Portable;
 use drop7::latent::{PackedCore, TrackedGame};
 use drop7::leaf::FairLeaf;
+use drop7::player::TableSpec;
 use drop7::round::{ROUND_FORMAT, ScriptedRound};
 use drop7::runner::{EngineGame, PackedEngine, Policy, trace_game};
 use drop7::search::{FairSearch, MAX_DEPTH, MAX_STRATA, SearchConfig};
@@ -371,11 +372,13 @@ pub fn parse_seed(text: &str) -> Result<u32, JsError> {
 /// JSON `{action, completedDepth, values (16-hex-digit bit patterns or null),
 /// valuesDecimal, work, nodes, cacheHits, cacheEntries, evictions, leafCalls,
 /// moveCalls, ms}` (`ms` is 0: the caller times it). Table: the CLI's default
-/// (set-associative, 65,536 entries, 4 ways). Spec: search.md.
+/// ([`TableSpec::default_for_depth`]: set-associative, 4 ways, 65,536 entries
+/// up to depth 4 and 2^20 from depth 5), so the counters are `drop7 decide`'s
+/// too. Spec: search.md.
 ///
 /// # Errors
 /// A malformed board, `next` outside 1..=7, `rise` outside 1..=5, depth
-/// outside 1..=8 or strata outside 1..=32.
+/// outside 1..=8 or strata outside 1..=32, or a table the browser cannot allocate.
 #[wasm_bindgen]
 pub fn decide(
     board: &str,
@@ -396,12 +399,13 @@ pub fn decide(
     }
     let pos = position_from_parts(board, u64::from(next), u64::from(rise), false)
         .map_err(|e| JsError::new(&e.to_string()))?;
-    let mut s = FairSearch::new(
-        FairLeaf,
-        SetAssociative::new(1 << 16, 4),
-        Portable,
-        SearchConfig::new(depth, strata),
-    );
+    let (entries, ways) = match TableSpec::default_for_depth(depth) {
+        TableSpec::SetAssociative { entries, ways } => (entries, ways),
+        _ => (1 << 16, 4),
+    };
+    // Fallible: a browser may refuse the 46 MB of the deep table (a message, not a trap).
+    let table = SetAssociative::try_new(entries, ways).map_err(|e| JsError::new(&e.to_string()))?;
+    let mut s = FairSearch::new(FairLeaf, table, Portable, SearchConfig::new(depth, strata));
     let d = s.decide(&pos);
     Ok(serde_json::to_string(&DecideRecord::new(&d, 0.0)).unwrap_or_default())
 }
