@@ -159,24 +159,50 @@ fn tapes_roundtrip_and_tampering() {
             assert_eq!(rep["failedAtMove"], at, "{rep}");
         }
         assert!(rep["error"].as_str().unwrap().len() > 5);
+        // Only formats.md's words name a failure.
+        assert!(
+            [
+                "invalid-format",
+                "illegal-column",
+                "trailing-move",
+                "incomplete-game",
+                "invalid-configuration"
+            ]
+            .contains(&rep["failure"].as_str().unwrap()),
+            "{rep}"
+        );
     };
     // One altered column (move 3): its board no longer matches.
     let col = tape["columns"][2].as_u64().unwrap();
     check(
         &|t| t["columns"][2] = Value::from((col + 1) % 7),
-        "tampered",
+        "invalid-format",
         Some(3),
     );
     // One altered disc (move 2).
     let disc = tape["discs"][1].as_u64().unwrap();
     check(
         &|t| t["discs"][1] = Value::from(disc % 7 + 1),
-        "tampered",
+        "invalid-format",
         Some(2),
+    );
+    // An edited score: named as tampering in the error.
+    let mut t = tape.clone();
+    t["score"] = Value::from(tape["score"].as_u64().unwrap() + 1);
+    let p = dir.join("edited-score.json");
+    std::fs::write(&p, t.to_string()).unwrap();
+    let rep: Value =
+        serde_json::from_slice(&drop7(&["replay", p.to_str().unwrap()]).stdout).unwrap();
+    assert!(
+        rep["error"]
+            .as_str()
+            .unwrap()
+            .starts_with("tampered: the tape claims score"),
+        "{rep}"
     );
     check(
         &|t| t["score"] = Value::from(tape["score"].as_u64().unwrap() + 1),
-        "tampered",
+        "invalid-format",
         None,
     );
     check(
@@ -273,6 +299,7 @@ fn tapes_roundtrip_and_tampering() {
     assert_eq!(rep["complete"], false);
     assert_eq!(rep["failure"], "incomplete-game");
     assert_eq!(rep["moves"], 7);
+    assert_eq!(rep["failedAtMove"], 7);
 }
 
 /// Bad round files get one clear error line naming the field or position.

@@ -499,7 +499,6 @@ pub fn scripted_round(data: &[u8]) {
     let text = serde_json::to_string(&tape).expect("a tape serialises");
     let r = crate::tape::replay(crate::runner::PackedEngine(Portable), &text);
     assert!(r.failure.as_deref() != Some("invalid-format"), "{r:?}");
-    assert!(r.failure.as_deref() != Some("tampered"), "{r:?}");
     assert_eq!(
         (r.score, r.level, r.moves),
         (packed.score(), packed.level(), packed.moves_played()),

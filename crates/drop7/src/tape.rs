@@ -7,14 +7,15 @@
 //! * [`replay`] verifies a tape move by move, trusting nothing in it, and
 //!   reports [`Replay`]: `valid`, `complete`, `failure` (`invalid-format`,
 //!   `illegal-column`, `trailing-move`, `incomplete-game`,
-//!   `invalid-configuration`, and drop7's own `tampered`), score, level,
-//!   moves, covered rows consumed and the move number where it failed.
+//!   `invalid-configuration`: formats.md's words, nothing else), score,
+//!   level, moves, covered rows consumed and the move number where it failed.
 //!
 //! drop7 adds optional fields the reference ignores: `score`, `level`,
 //! `moves` (claimed totals), `scores` and `boards` (score and board after each
 //! move), `seed`/`round`/`policy`/`driver` (provenance). When present they are
-//! checked against the replay; a difference is `tampered` at the first move
-//! that differs.
+//! checked against the replay; a difference makes the tape `invalid-format`
+//! (a self-contradicting object; the error starts with `tampered:`) at the
+//! first move that differs.
 
 use serde::{Deserialize, Serialize};
 
@@ -129,7 +130,9 @@ pub struct Replay {
     /// The replay reached game over.
     pub complete: bool,
     /// `invalid-format`, `illegal-column`, `trailing-move`,
-    /// `incomplete-game`, `invalid-configuration`, `tampered`, or `null`.
+    /// `incomplete-game`, `invalid-configuration` (formats.md's words), or
+    /// `null`. A tape whose own `score`/`scores`/`boards` disagree with the
+    /// replay is `invalid-format`, its error starting with `tampered:`.
     pub failure: Option<String>,
     /// Score recomputed by the replay (up to the failure).
     pub score: u64,
@@ -394,10 +397,10 @@ pub fn replay_observed<E: CoreEngine, O: ReplayObserver<E::Core>>(
             && *s != game.score()
         {
             failure = Some((
-                "tampered",
+                "invalid-format",
                 Some(m),
                 format!(
-                    "move {m}: the tape claims score {s} but the replay scores {}",
+                    "tampered: move {m}: the tape claims score {s} but the replay scores {}",
                     game.score()
                 ),
             ));
@@ -407,9 +410,11 @@ pub fn replay_observed<E: CoreEngine, O: ReplayObserver<E::Core>>(
             let got = format_cells(&game.position().board.to_cells());
             if *b != got {
                 failure = Some((
-                    "tampered",
+                    "invalid-format",
                     Some(m),
-                    format!("move {m}: the tape claims board {b} but the replay gives {got}"),
+                    format!(
+                        "tampered: move {m}: the tape claims board {b} but the replay gives {got}"
+                    ),
                 ));
                 break;
             }
@@ -425,7 +430,7 @@ pub fn replay_observed<E: CoreEngine, O: ReplayObserver<E::Core>>(
         if !out.complete {
             failure = Some((
                 "incomplete-game",
-                None,
+                Some(out.moves),
                 format!("the game is not over after the last move ({})", out.moves),
             ));
         } else if out.covered_rows_consumed != n_rows {
@@ -446,9 +451,11 @@ pub fn replay_observed<E: CoreEngine, O: ReplayObserver<E::Core>>(
                 };
                 if *claim != got {
                     failure = Some((
-                        "tampered",
+                        "invalid-format",
                         None,
-                        format!("the tape claims {key} {claim} but the replay gives {got}"),
+                        format!(
+                            "tampered: the tape claims {key} {claim} but the replay gives {got}"
+                        ),
                     ));
                     break;
                 }

@@ -33,8 +33,9 @@ pub struct Replay {
     /// One step per move.
     pub steps: Vec<Step>,
     /// Tape validity failure as `drop7 replay` names it (`illegal-column`,
-    /// `trailing-move`, `incomplete-game`, `invalid-configuration`,
-    /// `tampered`) with what and where; the steps then stop before it.
+    /// `trailing-move`, `incomplete-game`, `invalid-configuration`, and
+    /// `invalid-format` with a `tampered:` error when the tape's own scores or
+    /// boards disagree) with what and where; the steps then stop before it.
     pub failure: Option<String>,
     /// A remark on how the file was checked.
     pub note: String,
@@ -125,8 +126,8 @@ fn tape(text: &str) -> Result<Replay, String> {
         .as_ref()
         .map(|k| format!("{k}: {}", r.error.as_deref().unwrap_or("")));
     if let Some(f) = &failure
-        && (r.failure.as_deref() == Some("invalid-format")
-            || seen.steps.is_empty() && r.failed_at_move.is_none())
+        && seen.steps.is_empty()
+        && (r.failure.as_deref() == Some("invalid-format") || r.failed_at_move.is_none())
     {
         // Nothing to show: the file itself is wrong (a field, empty rows).
         return Err(f.clone());
