@@ -34,7 +34,7 @@ grep -qx "move 25/25  score 68327  level 5  rise in 0  next -" "$WORK/plain.txt"
 TAPE="$WORK/tapes/gauntlet-01.tape.json"
 "$BIN" show "$TAPE" --plain | grep -q "^move 40/40  score 120136  level 8" || fail "tape plain"
 
-tmux new-session -d -s "$SESSION" -x 110 -y 30 "$BIN show $TAPE --speed 20; echo VIEWER-EXITED \$?; sleep 30"
+tmux new-session -d -s "$SESSION" -x 110 -y 30 "$BIN show $TAPE --speed 20 --wave-ms 5; echo VIEWER-EXITED \$?; sleep 30"
 wait_for "move 0/40  score 0"
 wait_for "opening position"
 tmux send-keys -t "$SESSION" Right
@@ -83,6 +83,20 @@ wait_for "seed 0x00000"
 tmux send-keys -t "$SESSION" Right End
 tmux resize-window -t "$SESSION" -x 110 -y 30
 wait_for "GAME OVER"
+tmux send-keys -t "$SESSION" q
+wait_for "VIEWER-EXITED 0"
+
+# A step forward animates the move: the disc landing, then each wave's pops
+# (1.5 s a frame here so that capture-pane sees each one); a key ends it.
+tmux kill-session -t "$SESSION"
+tmux new-session -d -s "$SESSION" -x 110 -y 30 "$BIN show $TAPE --wave-ms 1500; echo VIEWER-EXITED \$?; sleep 30"
+wait_for "move 0/40"
+tmux send-keys -t "$SESSION" Right
+wait_for "▶ the disc lands"
+wait_for "▶ wave 1: 1 pop, 1 gray hit"
+wait_for "▶ wave 1: the discs above fall"
+tmux send-keys -t "$SESSION" Right
+wait_for "move 2/40"
 tmux send-keys -t "$SESSION" q
 wait_for "VIEWER-EXITED 0"
 

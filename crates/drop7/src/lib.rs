@@ -4,6 +4,7 @@ pub mod board;
 pub mod cascade;
 pub mod error;
 pub mod formats;
+pub mod frames;
 #[doc(hidden)]
 pub mod fuzzing;
 pub mod game;

@@ -13,7 +13,7 @@
 //! * [`trace_lines`], [`decide_golden`]: what the parity test in Node compares
 //!   against the golden files.
 
-pub mod frames;
+pub use drop7::frames;
 pub mod replay;
 
 use std::rc::Rc;

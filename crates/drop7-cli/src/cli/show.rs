@@ -1,8 +1,11 @@
 //! `drop7 show TAPE | --seed S --policy P`: a game move by move in the
 //! terminal (ratatui): coloured discs, solid and cracked grays, score, level,
 //! drops to the rise, the move's waves. Arrow keys step, space plays at
-//! `--speed`, `q` (or Esc, Ctrl-C) quits and restores the terminal. `--plain`
-//! prints every frame as text instead (no terminal needed; for tests and pipes).
+//! `--speed`; a step forward animates the move (the disc landing, each wave's
+//! pops, cracks and reveals, each fall, the rise; frames from
+//! [`drop7::frames`], `--wave-ms` each). `q` (or Esc, Ctrl-C) quits and
+//! restores the terminal. `--plain` prints every position as text instead (no
+//! terminal needed; for tests and pipes).
 
 use std::io::{self, IsTerminal, Write};
 use std::path::PathBuf;
@@ -50,6 +53,11 @@ pub struct ShowArgs {
     /// Milliseconds per move when playing (space toggles play).
     #[arg(long, default_value_t = 400, value_name = "MS")]
     speed: u64,
+    /// Milliseconds each animation frame of a move is shown (the disc landing,
+    /// each wave's pops and falls, the rise) when stepping forward; 0 turns the
+    /// animation off.
+    #[arg(long, default_value_t = 120, value_name = "MS")]
+    wave_ms: u64,
 }
 
 /// The move that led to a frame: column, disc, scoreDelta, waves, terminal reason.
@@ -65,6 +73,8 @@ struct Frame {
     next: Option<u8>,
     /// (column, disc, scoreDelta, waves, terminal reason) of the move that led here.
     last: Option<LastMove>,
+    /// Animation frames of that move (empty for the opening position).
+    steps: Vec<drop7::frames::Frame>,
 }
 
 fn frame<G: EngineGame>(g: &G, last: Option<LastMove>) -> Frame {
@@ -77,6 +87,7 @@ fn frame<G: EngineGame>(g: &G, last: Option<LastMove>) -> Frame {
         rise: p.moves_remaining,
         next: (!p.game_over).then_some(p.next_disc),
         last,
+        steps: Vec::new(),
     }
 }
 
@@ -89,13 +100,29 @@ fn collect<C: drop7::latent::EngineCore>(
     let mut frames = vec![frame(&game, None)];
     while game.moves_played() < max_moves && !game.position().game_over {
         let Some(c) = choose(&game) else { break };
-        let disc = game.position().next_disc;
+        let before = game.position();
+        let disc = before.next_disc;
         let mut waves = Vec::new();
-        let Ok(s) = game.play_move(c, &mut waves) else {
+        let mut reveals = Vec::new();
+        let Ok(s) = game.play_move_logged(c, &mut waves, &mut reveals) else {
             break;
         };
         let term = s.terminal.map(|t| t.as_str());
-        frames.push(frame(&game, Some((c, disc, s.score_delta, waves, term))));
+        let mut f = frame(&game, Some((c, disc, s.score_delta, waves, term)));
+        // The animation is drawn from the core's reveals and checked against
+        // the core's board; a disagreement (a bug) just shows no animation.
+        if let Some(m) = drop7::frames::play(
+            &before.board.to_cells(),
+            before.moves_remaining,
+            c,
+            disc,
+            &reveals,
+        ) && m.frames.last().map(|x| x.board.as_str())
+            == Some(drop7::frames::board_text(&f.cells).as_str())
+        {
+            f.steps = m.frames;
+        }
+        frames.push(f);
     }
     frames
 }
@@ -207,7 +234,12 @@ pub fn run(args: &ShowArgs) -> Result<()> {
     if !io::stdout().is_terminal() {
         bail!("drop7 show needs a terminal (use --plain for a text dump)");
     }
-    interactive(&title, &frames, Duration::from_millis(args.speed.max(10)))
+    interactive(
+        &title,
+        &frames,
+        Duration::from_millis(args.speed.max(10)),
+        Duration::from_millis(args.wave_ms),
+    )
 }
 
 fn plain_cell(v: u8) -> char {
@@ -285,7 +317,33 @@ fn disc_style(v: u8) -> (String, Style) {
     }
 }
 
-fn interactive(title: &str, frames: &[Frame], speed: Duration) -> Result<()> {
+/// What an animation frame shows, in words.
+fn step_caption(s: &drop7::frames::Frame) -> String {
+    match s.kind {
+        "drop" => "the disc lands".into(),
+        "pop" => {
+            let mut t = format!("wave {}: {} pop", s.depth, s.popped.len());
+            if !s.changed.is_empty() {
+                t.push_str(&format!(", {} gray hit", s.changed.len()));
+            }
+            t
+        }
+        "fall" => format!("wave {}: the discs above fall", s.depth),
+        "rise" => "the rise: a row of solid grays comes up".into(),
+        k => k.to_string(),
+    }
+}
+
+/// Cells of an animation frame's 49-character board.
+fn step_cells(s: &drop7::frames::Frame) -> [u8; CELLS] {
+    let mut cells = [0u8; CELLS];
+    for (c, b) in cells.iter_mut().zip(s.board.bytes()) {
+        *c = b.wrapping_sub(b'0');
+    }
+    cells
+}
+
+fn interactive(title: &str, frames: &[Frame], speed: Duration, wave: Duration) -> Result<()> {
     let mut terminal = ratatui::try_init().context("cannot start the terminal UI")?;
     let result = (|| -> Result<()> {
         let mut at = 0usize;
@@ -293,12 +351,24 @@ fn interactive(title: &str, frames: &[Frame], speed: Duration) -> Result<()> {
         let mut speed = speed;
         let mut last_step = Instant::now();
         let total = frames.len() - 1;
+        // The animation of the move into frame `at`: (step, when it started).
+        let mut anim: Option<(usize, Instant)> = None;
         loop {
             let f = &frames[at];
+            if let Some((i, t)) = anim
+                && t.elapsed() >= wave
+            {
+                anim = (i + 1 < f.steps.len()).then(|| (i + 1, Instant::now()));
+            }
+            let step = anim.map(|(i, _)| &f.steps[i]);
+            let (cells, marked, hit) = match step {
+                Some(s) => (step_cells(s), s.popped.clone(), s.changed.clone()),
+                None => (f.cells, Vec::new(), Vec::new()),
+            };
             terminal.draw(|fr| {
                 let area = fr.area();
                 let [top, board_area, help] = Layout::vertical([
-                    Constraint::Length(4),
+                    Constraint::Length(5),
                     Constraint::Length(SIZE as u16 + 2),
                     Constraint::Min(1),
                 ])
@@ -308,13 +378,32 @@ fn interactive(title: &str, frames: &[Frame], speed: Duration) -> Result<()> {
                     Style::default().add_modifier(Modifier::BOLD),
                 ))];
                 lines.extend(header(f, total).into_iter().map(Line::from));
+                if let Some(s) = step {
+                    lines.push(Line::from(Span::styled(
+                        format!("▶ {}", step_caption(s)),
+                        Style::default().add_modifier(Modifier::BOLD),
+                    )));
+                }
                 fr.render_widget(Paragraph::new(lines), top);
                 let rows: Vec<Line> = (0..SIZE)
                     .map(|r| {
                         Line::from(
                             (0..SIZE)
                                 .map(|c| {
-                                    let (t, s) = disc_style(f.cells[r * SIZE + c]);
+                                    let i = r * SIZE + c;
+                                    let (mut t, mut s) = disc_style(cells[i]);
+                                    if marked.contains(&i) {
+                                        // The landing disc, or a popped cell.
+                                        if cells[i] == 0 {
+                                            t = " ✶ ".into();
+                                        }
+                                        s = s
+                                            .fg(Color::White)
+                                            .bg(Color::LightRed)
+                                            .add_modifier(Modifier::BOLD);
+                                    } else if hit.contains(&i) {
+                                        s = s.add_modifier(Modifier::UNDERLINED | Modifier::BOLD);
+                                    }
                                     Span::styled(t, s)
                                 })
                                 .collect::<Vec<_>>(),
@@ -332,7 +421,7 @@ fn interactive(title: &str, frames: &[Frame], speed: Duration) -> Result<()> {
                 let state = if playing { "playing" } else { "paused" };
                 fr.render_widget(
                     Paragraph::new(vec![
-                        Line::from("■ solid gray  □ cracked gray  1-7 numbered discs"),
+                        Line::from("■ solid gray  □ cracked gray  1-7 numbered discs  red: landing or popping, underlined: gray hit"),
                         Line::from(format!(
                             "←/→ step  Home/End first/last  space play/pause ({state}, {} ms/move)  +/- speed  q quit",
                             speed.as_millis()
@@ -341,15 +430,18 @@ fn interactive(title: &str, frames: &[Frame], speed: Duration) -> Result<()> {
                     help,
                 );
             })?;
-            let timeout = if playing {
-                speed.saturating_sub(last_step.elapsed())
-            } else {
-                Duration::from_millis(250)
+            let timeout = match anim {
+                Some((_, t)) => wave.saturating_sub(t.elapsed()),
+                None if playing => speed.saturating_sub(last_step.elapsed()),
+                None => Duration::from_millis(250),
             };
             if event::poll(timeout)? {
                 if let Event::Key(k) = event::read()?
                     && k.kind != KeyEventKind::Release
                 {
+                    // A key ends a running animation; stepping forward starts one.
+                    anim = None;
+                    let was = at;
                     match k.code {
                         KeyCode::Char('q') | KeyCode::Esc => return Ok(()),
                         // Raw mode: Ctrl-C arrives as a key, and quits too.
@@ -368,11 +460,17 @@ fn interactive(title: &str, frames: &[Frame], speed: Duration) -> Result<()> {
                         KeyCode::Char('-') => speed = (speed * 2).min(Duration::from_secs(10)),
                         _ => {}
                     }
+                    if at == was + 1 && !wave.is_zero() && !frames[at].steps.is_empty() {
+                        anim = Some((0, Instant::now()));
+                    }
                 }
-            } else if playing && last_step.elapsed() >= speed {
+            } else if anim.is_none() && playing && last_step.elapsed() >= speed {
                 last_step = Instant::now();
                 if at < total {
                     at += 1;
+                    if !wave.is_zero() && !frames[at].steps.is_empty() {
+                        anim = Some((0, Instant::now()));
+                    }
                 } else {
                     playing = false;
                 }

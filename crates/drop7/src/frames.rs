@@ -1,7 +1,7 @@
 //! A plain cell engine that records the frames of a move (the disc landing,
-//! each wave's pops, cracks and reveals, each fall, the rise) for the page's
-//! animation. It draws nothing and knows no hidden values: a move is first
-//! played by the core engine ([`drop7::latent::TrackedGame`], whatever its
+//! each wave's pops, cracks and reveals, each fall, the rise) for animations:
+//! the web page's and the terminal viewer's (`drop7 show`). It draws nothing and knows no hidden values: a move is first
+//! played by the core engine ([`crate::latent::TrackedGame`], whatever its
 //! luck: seeded driver, scripted round or tape), which reports the values its
 //! reveals took, and the frames are then drawn with those values.
 //!
@@ -10,9 +10,9 @@
 //! authoritative state is the core's; these frames are checked against it
 //! after every move.
 
-use drop7::board::{CELLS, CRACKED, Cells, SIZE, SOLID};
-use drop7::game::{CLEAR_BONUS, LEVEL_BONUS};
-use drop7::reference::engine::{apply_gravity, run_length};
+use crate::board::{CELLS, CRACKED, Cells, SIZE, SOLID};
+use crate::game::{CLEAR_BONUS, LEVEL_BONUS};
+use crate::reference::engine::{apply_gravity, run_length};
 use serde::Serialize;
 
 /// One picture of the board during a move.
@@ -65,7 +65,7 @@ impl MoveFrames {
 
 /// Formats cells as the 49-character trace board.
 pub fn board_text(cells: &Cells) -> String {
-    drop7::board::format_cells(cells)
+    crate::board::format_cells(cells)
 }
 
 /// Resolves a cascade from `depth`; returns (points, waves).
@@ -118,7 +118,7 @@ fn cascade(
             }
             changed.push(i);
         }
-        points += popped.len() as u64 * drop7::cascade::wave_points(depth);
+        points += popped.len() as u64 * crate::cascade::wave_points(depth);
         waves += 1;
         frames.push(Frame {
             kind: "pop",
@@ -213,9 +213,9 @@ pub fn play(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use drop7::gravity::Portable;
-    use drop7::latent::TrackedGame;
-    use drop7::runner::{EngineGame, PackedEngine};
+    use crate::gravity::Portable;
+    use crate::latent::TrackedGame;
+    use crate::runner::{EngineGame, PackedEngine};
 
     /// The frames' last board and score equal the core engine's, move by move,
     /// on headless and stream games.
@@ -230,7 +230,7 @@ mod tests {
             let mut reveals = Vec::new();
             while !g.position().game_over {
                 let pos = g.position();
-                let col = drop7::policy::center_first(&pos.board).unwrap();
+                let col = crate::policy::center_first(&pos.board).unwrap();
                 let out = g.play_move_logged(col, &mut (), &mut reveals).unwrap();
                 let f = play(
                     &pos.board.to_cells(),
