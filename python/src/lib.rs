@@ -118,6 +118,18 @@ fn int_or(
     }
 }
 
+/// The `max_moves` argument: 1..=2^32-1, default [`DEFAULT_MAX_MOVES`].
+fn max_moves_arg(obj: Option<&Bound<'_, PyAny>>) -> PyResult<u32> {
+    int_or(
+        obj,
+        "max_moves",
+        1,
+        u32::MAX.into(),
+        DEFAULT_MAX_MOVES.into(),
+    )
+    .map(|v| v as u32)
+}
+
 /// An optional `u64` argument (`None` passes through).
 fn opt_u64(obj: Option<&Bound<'_, PyAny>>, what: &str) -> PyResult<Option<u64>> {
     match obj {
@@ -614,13 +626,7 @@ fn play_json(
     max_work: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<String> {
     let threads = int_or(threads, "threads", 0, MAX_THREADS as i128, 0)? as usize;
-    let max_moves = int_or(
-        max_moves,
-        "max_moves",
-        1,
-        u32::MAX.into(),
-        DEFAULT_MAX_MOVES.into(),
-    )? as u32;
+    let max_moves = max_moves_arg(max_moves)?;
     let max_work = opt_u64(max_work, "max_work")?;
     let name: PolicyName = policy.parse().map_err(|e| {
         if policy.starts_with("d7p:") {
@@ -797,13 +803,7 @@ impl VectorCore {
         max_moves: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<VectorCore> {
         let num_envs = int_arg(num_envs, "num_envs", 1, MAX_NUM_ENVS as i128)? as usize;
-        let max_moves = int_or(
-            max_moves,
-            "max_moves",
-            1,
-            u32::MAX.into(),
-            DEFAULT_MAX_MOVES.into(),
-        )? as u32;
+        let max_moves = max_moves_arg(max_moves)?;
         let kind = parse_driver(driver)?;
         Ok(VectorCore {
             games: (0..num_envs)

@@ -580,10 +580,11 @@ struct Kept {
     dropped_bytes: u64,
 }
 
-/// Opens `--out` for writing without truncating it, and takes the exclusive
-/// lock a writer holds for the whole run: a second writer is refused, with
-/// nothing changed. Shared by seed runs and round runs.
-pub(super) fn open_locked_out(path: &Path) -> Result<File> {
+/// Opens the file of option `flag` (`--out`, `--trace`) for writing without
+/// truncating it, and takes the exclusive lock a writer holds for the whole
+/// run: a second writer is refused, with nothing changed. Shared by seed runs,
+/// round runs and `--trace`.
+pub(super) fn open_locked(path: &Path, flag: &str) -> Result<File> {
     let shown = path.display();
     let file = OpenOptions::new()
         .read(true)
@@ -591,13 +592,13 @@ pub(super) fn open_locked_out(path: &Path) -> Result<File> {
         .create(true)
         .truncate(false)
         .open(path)
-        .with_context(|| format!("cannot open --out {shown}"))?;
+        .with_context(|| format!("cannot open {flag} {shown}"))?;
     match file.try_lock_exclusive() {
         Ok(true) => Ok(file),
         Ok(false) => bail!(
-            "--out {shown} is locked by another running drop7 (a second writer is refused; nothing was changed)"
+            "{flag} {shown} is locked by another running drop7 (a second writer is refused; nothing was changed)"
         ),
-        Err(e) => Err(e).with_context(|| format!("cannot lock --out {shown}")),
+        Err(e) => Err(e).with_context(|| format!("cannot lock {flag} {shown}")),
     }
 }
 
@@ -614,7 +615,7 @@ fn open_out(
     mut trace: Option<&mut TraceCheck>,
 ) -> Result<(File, Kept)> {
     let shown = path.display();
-    let mut file = open_locked_out(path)?;
+    let mut file = open_locked(path, "--out")?;
     let len = file
         .metadata()
         .with_context(|| format!("cannot read --out {shown}"))?

@@ -178,7 +178,7 @@ where
 /// `--force` (nothing changed), a device or pipe written as it is.
 fn open_round_out(path: &Path, force: bool) -> Result<fs::File> {
     let shown = path.display();
-    let file = super::play::open_locked_out(path)?;
+    let file = super::play::open_locked(path, "--out")?;
     let meta = file
         .metadata()
         .with_context(|| format!("cannot read --out {shown}"))?;

@@ -81,7 +81,7 @@ fn trace_all<E: drop7::runner::Engine, P: Policy>(
 /// `trajectorySha256`) and drops the lines of games after them.
 pub mod file {
     use std::collections::HashMap;
-    use std::fs::{File, OpenOptions};
+    use std::fs::File;
     use std::io::{self, BufRead, BufReader, BufWriter, Read, Seek, SeekFrom, Write};
     use std::path::{Path, PathBuf};
     use std::sync::{Arc, Mutex};
@@ -94,7 +94,6 @@ pub mod file {
     use drop7::position::Position;
     use drop7::records::TrajectoryHash;
     use drop7::runner::{EngineGame, PackedEngine, Policy, nth_seed, trace_game};
-    use fs4::fs_std::FileExt;
 
     /// Longest trace line read back by `--resume` (a real line is a few kB).
     const MAX_LINE: u64 = 1 << 20;
@@ -194,24 +193,6 @@ pub mod file {
         peeked: Option<(Vec<u8>, u64)>,
     }
 
-    fn open_locked(path: &Path) -> Result<File> {
-        let shown = path.display();
-        let file = OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .open(path)
-            .with_context(|| format!("cannot open --trace {shown}"))?;
-        match file.try_lock_exclusive() {
-            Ok(true) => Ok(file),
-            Ok(false) => bail!(
-                "--trace {shown} is locked by another running drop7 (a second writer is refused; nothing was changed)"
-            ),
-            Err(e) => Err(e).with_context(|| format!("cannot lock --trace {shown}")),
-        }
-    }
-
     impl TraceOut {
         /// Opens and locks `path`. Without `resume`: refuses a non-empty file
         /// unless `force`, else empties it. With `resume`: returns the check
@@ -224,7 +205,7 @@ pub mod file {
             max_moves: u32,
         ) -> Result<(TraceOut, Option<TraceCheck>)> {
             let shown = path.display();
-            let file = open_locked(path)?;
+            let file = crate::cli::play::open_locked(path, "--trace")?;
             let len = file
                 .metadata()
                 .with_context(|| format!("cannot read --trace {shown}"))?
