@@ -25,6 +25,13 @@
 //!   where the drop changed a run; the first wave after a rise only compares
 //!   cells with their column's new height.
 //!
+//! * **Paused reveals.** [`resolve_until_reveal`] runs a cascade up to the
+//!   first wave that reveals a gray and plays that wave as far as it goes
+//!   without the values (pops, cracks, the fall, the other cells' next
+//!   poppers); [`resume`] then finishes it for one source of reveal values. The
+//!   search's chance nodes play the draw-free part once for all their samples
+//!   ([`crate::game::begin_move`], [`crate::game::finish_move`]).
+//!
 //! Waves go to a caller-supplied [`WaveSink`], so the move path never allocates.
 
 use crate::board::{Board, CELLS, NIBBLE_ONES, SIZE, nonzero_nibbles, word_height, zero_nibbles};

@@ -4,6 +4,10 @@
 //! * [`apply_move`]: the move itself (drop, first cascade, clear bonus, rise
 //!   with its level bonus and continued-depth cascade, game over), without the
 //!   final next-disc draw. Shared by games and the search; allocation-free.
+//! * [`begin_move`] / [`finish_move`]: the same move in two parts, split at
+//!   its first reveal draw, so several samples of one chance node play the
+//!   draw-free part once (tests/move_prefix.rs checks it against
+//!   [`apply_move`]).
 //! * [`GameState`]: the full state (position, score, level, moves played) with
 //!   [`GameState::play_with`], the reference engine's `playMove`.
 //! * [`Game`]: a state plus its [`Driver`] (headless or stream randomness), with
