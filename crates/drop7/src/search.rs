@@ -531,12 +531,21 @@ impl<L: Leaf, T: Table, G: Gravity> FairSearch<L, T, G> {
         (self.leaf, self.table, self.gravity, self.config)
     }
 
-    /// Prepares a root split by [`crate::parallel`]: empties the table and
-    /// the counters, records whether the canonical root is settled.
-    pub(crate) fn begin_split(&mut self, canonical_root: &Position) {
-        self.table.clear();
+    /// Prepares a root split by [`crate::parallel`]: empties the table (if
+    /// `clear_table`; the workers share one) and the counters, records
+    /// whether the canonical root is settled, rearms the stop-flag poll.
+    pub(crate) fn begin_split(&mut self, canonical_root: &Position, clear_table: bool) {
+        if clear_table {
+            self.table.clear();
+        }
         self.stats = SearchStats::default();
+        self.poll_at.set(self.next_poll());
         self.root_settled = crate::cascade::is_settled(&canonical_root.board);
+    }
+
+    /// The work counted so far in this decision (search.md §5).
+    pub(crate) fn work(&self) -> u64 {
+        self.stats.work
     }
 
     /// The counters so far, with the table's entries and evictions.
