@@ -243,18 +243,50 @@ fn shape_slot(key: &ShapeKey) -> usize {
 }
 
 /// One cached shape: the last board seen of that shape, after the §9.4–§9.5
-/// passes.
+/// passes, and what depends on the shape alone.
 #[derive(Clone, Copy, Debug)]
 struct ShapeEntry {
     /// The shape ([`shape_key`]); all zero (no position has it) when unused.
     key: ShapeKey,
     /// The board's features after [`Features::compute_releases`]: `addition`
-    /// holds its additions, `total` its releases.
+    /// holds its additions, `total` its releases, `joint` and `exposure`
+    /// theirs; `value` is not kept up to date (the variants read `cols`).
     features: Features,
-    /// covered_height_risk and rise_pressure (functions of the shape).
-    shape_terms: [f64; 2],
+    /// The numbered cells whose addition can be non-zero
+    /// ([`Features::addition_cells`]) and those that can have a horizontal
+    /// and a vertical release ([`Features::release_cells`]), for the board.
+    addition_cells: u64,
+    /// See `addition_cells`.
+    horizontal: u64,
+    /// See `addition_cells`.
+    vertical: u64,
+    /// Functions of the shape: the numbered cells whose horizontal run holds
+    /// another numbered cell ([`run_has_other`]), …
+    run_other: u64,
+    /// … the grays per column, …
+    column_grays: [u32; 8],
+    /// … the exposed grays and those with three or more numbered neighbours
+    /// ([`Features::exposed_grays`]), …
+    exposed: (u64, u64),
+    /// … and the shape's terms (see [`ShapeTerms`]).
+    shape: ShapeTerms,
     /// The board's partial.
     partial: FairPartial,
+}
+
+/// The terms of the dot product that depend on the shape alone.
+#[derive(Clone, Copy, Debug, Default)]
+struct ShapeTerms {
+    /// `((w0·t0 + w1·t1) + (w2·t2 + w3·t3)) + w4·t4`: terms 1–5 are integers
+    /// with integer weights, so this is exact and adding `w5·t5` to it gives
+    /// the first group of [`dot_prefix`] bit for bit (see [`dot`]).
+    integer_part: f64,
+    /// Term 14.
+    covered_height_risk: f64,
+    /// Term 16 (danger²).
+    danger: f64,
+    /// Term 18.
+    rise_pressure: f64,
 }
 
 /// [`FairLeaf`]'s [`Leaf::Cache`]: the last board seen of each of a few
@@ -262,7 +294,10 @@ struct ShapeEntry {
 /// that differ in a few numbers (the samples of a gray reveal, one column
 /// played with different next discs); for those only the additions of the
 /// cells whose number changed, and the releases in their rows and columns,
-/// are recomputed. Every per-cell value is the same function of the same
+/// are recomputed (the changed cells come from the column words, the masks
+/// of the cells that can have an addition or a release are updated cell by
+/// cell, and the terms that depend on the shape alone are kept). Every
+/// per-cell value is the same function of the same
 /// inputs and every sum is redone in row-major order, so the partial is
 /// bit-identical to [`Leaf::partial`] (tests: `tests/leaf_gate.rs`).
 /// Entries are exact, so the cache is never cleared.
@@ -276,7 +311,13 @@ impl Default for ShapeCache {
         let empty = ShapeEntry {
             key: [0; 4],
             features: Features::new(&Board::from_columns([0; SIZE])),
-            shape_terms: [0.0; 2],
+            addition_cells: 0,
+            horizontal: 0,
+            vertical: 0,
+            run_other: 0,
+            column_grays: [0; 8],
+            exposed: (0, 0),
+            shape: ShapeTerms::default(),
             partial: FairPartial {
                 prefix: 0.0,
                 by_next: [0.0; 8],
@@ -323,24 +364,38 @@ impl ShapeEntry {
         *f = Features::new(&pos.board);
         let covered_height_risk = f.covered_height_risk();
         let rise_pressure = f.rise_pressure(pos.moves_remaining);
+        self.addition_cells = f.addition_cells();
         let direct_potential = f.compute_additions();
+        (self.horizontal, self.vertical) = f.release_cells();
         let latent_chain_potential = f.compute_releases();
         f.compute_joint(f.next_to_gray());
-        let (exposed, three_or_more) = f.exposed_grays();
-        f.compute_exposure(exposed, three_or_more);
-        let terms = f.terms_from(
+        let exposed = f.exposed_grays();
+        f.compute_exposure(exposed.0, exposed.1);
+        self.exposed = exposed;
+        self.run_other = run_has_other(f.num, f.occ);
+        self.column_grays = [0; 8];
+        for (c, g) in self.column_grays.iter_mut().enumerate().take(SIZE) {
+            *g = count_bytes(f.gray >> c & COLUMN_0);
+        }
+        let t = f.terms_from(
             [
                 covered_height_risk,
                 rise_pressure,
                 direct_potential,
                 latent_chain_potential,
             ],
-            Some(f.exposure_sums(exposed)),
+            Some(f.exposure_sums(exposed.0)),
             0,
         );
-        self.shape_terms = [covered_height_risk, rise_pressure];
+        let w = &FAIR_WEIGHTS;
+        self.shape = ShapeTerms {
+            integer_part: ((w[0] * t[0] + w[1] * t[1]) + (w[2] * t[2] + w[3] * t[3])) + w[4] * t[4],
+            covered_height_risk,
+            danger: t[15],
+            rise_pressure,
+        };
         self.partial = FairPartial {
-            prefix: dot_prefix(&terms),
+            prefix: dot_prefix(&t),
             by_next: f.by_next(),
             game_over: false,
         };
@@ -353,37 +408,52 @@ impl ShapeEntry {
     fn variant(&mut self, board: &Board) -> FairPartial {
         let f = &mut self.features;
         let words = board.columns();
-        let [p0, p1, p2, _] = bit_planes(words);
-        let num = f.num;
-        let value = [p0 & num, p1 & num, p2 & num];
-        let changed = (value[0] ^ f.value[0]) | (value[1] ^ f.value[1]) | (value[2] ^ f.value[2]);
+        // The cells whose number changed (same shape: numbered cells only),
+        // from the column words nibble by nibble.
+        let mut changed = 0u64;
+        for (c, (&new, old)) in words.iter().zip(f.cols.iter_mut()).enumerate() {
+            let mut diff = new ^ *old;
+            *old = new;
+            while diff != 0 {
+                let k = diff.trailing_zeros() / 4;
+                diff &= !(0xF << (4 * k));
+                changed |= 1u64 << (8 * (6 - k) + c as u32);
+            }
+        }
         if changed == 0 {
             return self.partial;
         }
-        f.cols = std::array::from_fn(|c| words.get(c).copied().unwrap_or(0));
-        f.value = value;
-        f.ones = num & p0 & !(p1 | p2);
-        f.twos = num & p1 & !(p0 | p2);
         // §9.4: an addition is a function of the cell's number and the
-        // shape, so only the changed cells' additions change.
-        let addition_cells = f.addition_cells();
-        let (horizontal, vertical) = f.release_cells();
-        // The releases that read a changed addition: the horizontal ones in
-        // a changed cell's run, the vertical ones in its column.
+        // shape, so only the changed cells' additions change; so does their
+        // membership in the masks of the cells that can have an addition or
+        // a release. The releases that read a changed addition: the
+        // horizontal ones in a changed cell's run, the vertical ones in its
+        // column.
         let mut stale = changed;
         let mut cells = changed;
         while cells != 0 {
             let i = cells.trailing_zeros();
             cells &= cells - 1;
-            f.addition[i as usize & 63] = if addition_cells >> i & 1 == 1 {
-                f.addition_at(i)
-            } else {
-                0.0
-            };
+            let bit = 1u64 << i;
+            let v = f.code(i);
+            let col = (i % 8) as usize;
+            let height = f.h[col];
             let (start, end) = f.hrun(i);
-            let run = u64::from(span(start, end)) << (8 * (i / 8));
-            stale |= (run & horizontal) | ((COLUMN_0 << (i % 8)) & vertical);
+            let run = end - start + 1;
+            f.ones = f.ones & !bit | if v == 1 { bit } else { 0 };
+            f.twos = f.twos & !bit | if v == 2 { bit } else { 0 };
+            let addable = v > height || v > run;
+            self.addition_cells = self.addition_cells & !bit | if addable { bit } else { 0 };
+            let horizontal = run > v && self.run_other & bit != 0;
+            self.horizontal = self.horizontal & !bit | if horizontal { bit } else { 0 };
+            let vertical = height > v && v > self.column_grays[col];
+            self.vertical = self.vertical & !bit | if vertical { bit } else { 0 };
+            f.addition[i as usize & 63] = if addable { f.addition_at(i) } else { 0.0 };
+            let run_cells = u64::from(span(start, end)) << (8 * (i / 8));
+            stale |= (run_cells & self.horizontal) | ((COLUMN_0 << col) & self.vertical);
         }
+        let (addition_cells, horizontal, vertical) =
+            (self.addition_cells, self.horizontal, self.vertical);
         let mut direct_potential = 0.0;
         let mut cells = addition_cells;
         while cells != 0 {
@@ -415,21 +485,28 @@ impl ShapeEntry {
         let joint = stale & f.next_to_gray();
         f.compute_joint(joint);
         // §9.8: a gray's exposure reads the joint totals of its neighbours.
-        let (exposed, three_or_more) = f.exposed_grays();
+        let (exposed, three_or_more) = self.exposed;
         let near = (joint << 8) | (joint >> 8) | (joint << 1) | (joint >> 1);
         f.compute_exposure(exposed & near, three_or_more);
-        let [covered_height_risk, rise_pressure] = self.shape_terms;
-        let terms = f.terms_from(
-            [
-                covered_height_risk,
-                rise_pressure,
-                direct_potential,
-                latent_chain_potential,
-            ],
-            Some(f.exposure_sums(exposed)),
-            0,
-        );
-        self.partial.prefix = dot_prefix(&terms);
+        let [cracked_exposure, solid_exposure] = f.exposure_sums(exposed);
+        // dot_prefix over the terms, with the shape's ones kept (see
+        // `ShapeTerms`).
+        let w = &FAIR_WEIGHTS;
+        let s = &self.shape;
+        let lows = f.ones | f.twos;
+        let mut result = s.integer_part + w[5] * f64::from(count(lows & 0x00FF_FFFF));
+        result += w[6] * direct_potential;
+        result += w[7] * latent_chain_potential;
+        result += w[8] * cracked_exposure;
+        result += w[9] * solid_exposure;
+        result += w[10] * f.adjacent_ones();
+        result += w[11] * f.triple_twos();
+        result += w[12] * f.dead_low_numbers();
+        result += w[13] * s.covered_height_risk;
+        result += w[14] * f64::from(low_number_height_risk(lows));
+        result += w[15] * s.danger;
+        result += w[17] * s.rise_pressure;
+        self.partial.prefix = result;
         self.partial
     }
 }
@@ -1137,12 +1214,28 @@ impl Features {
     /// cells of `support`, times `readiness(excess)`. `support` lies in one
     /// line: the cells `first + p * step`, p in 0..7.
     ///
-    /// Branch-free: the line's seven additions, 0.0 for cells outside
-    /// `support`, go through a sorting network. The padding zeros are no
+    /// Excess 3 or more, branch-free: the line's seven additions, 0.0 for
+    /// cells outside `support`, go through a sorting network. The padding zeros are no
     /// larger than any addition (all are >= +0.0), so the `excess`-th largest
     /// is unchanged.
     #[inline(always)]
     fn release_readiness(&self, excess: u32, support: u64, first: u32, step: u32) -> f64 {
+        // The usual excess 1 and 2: the largest and second largest
+        // addition of the support, walked directly (the same value the
+        // network selects: bit patterns of non-negative doubles order like
+        // the values, and `support` has at least `excess` cells).
+        if excess <= 2 {
+            let (mut largest, mut second) = (0u64, 0u64);
+            let mut cells = support;
+            while cells != 0 {
+                let x = self.addition[cells.trailing_zeros() as usize & 63].to_bits();
+                cells &= cells - 1;
+                second = second.max(largest.min(x));
+                largest = largest.max(x);
+            }
+            let kth = if excess == 1 { largest } else { second };
+            return f64::from_bits(kth) * READY[excess as usize & 63];
+        }
         let mut vals = [0u64; 8];
         for (p, val) in vals.iter_mut().enumerate().take(SIZE) {
             let cell = (first + p as u32 * step) & 63;

@@ -451,3 +451,34 @@ proptest! {
         }
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 3_000, .. ProptestConfig::default() })]
+
+    /// A random board, then a chain of same-shape variants each renumbering
+    /// any subset of the numbered cells (from one cell to all of them), so
+    /// that the cache's kept masks and sums are updated from the previous
+    /// variant, not the first board: the cached partial equals the plain
+    /// leaf on each.
+    #[test]
+    fn cached_partial_equals_plain_leaf_on_chained_renumberings(
+        heights in prop::array::uniform7(0u8..=7),
+        codes in prop::array::uniform7(prop::array::uniform7(code())),
+        steps in prop::collection::vec((any::<u64>(), prop::array::uniform32(1u8..=7)), 1..6),
+        moves in 1u8..=5,
+    ) {
+        let mut cache = Default::default();
+        let mut cells = random_cells(heights, codes);
+        assert_cached_equals_plain(&mut cache, &cells, moves)?;
+        for (mask, numbers) in steps {
+            let numbered: Vec<usize> =
+                (0..CELLS).filter(|&i| (1..=7).contains(&cells[i])).collect();
+            for (k, i) in numbered.into_iter().enumerate() {
+                if mask >> k & 1 == 1 {
+                    cells[i] = numbers[k % numbers.len()];
+                }
+            }
+            assert_cached_equals_plain(&mut cache, &cells, moves)?;
+        }
+    }
+}
