@@ -419,6 +419,20 @@ fn d7p_session_matches_decide() {
         String::from_utf8(out.stdout).unwrap()
     };
     let d7p = run(&["d7p", "--policy", "fair:d3s5"], &session);
+    // Split over 2 threads: the same lines, but the work of `info depth`.
+    let split = run(
+        &["d7p", "--policy", "fair:d3s5", "--threads", "2"],
+        &session,
+    );
+    let without_work = |out: &str| -> Vec<String> {
+        out.lines()
+            .map(|l| match l.find(" work ") {
+                Some(k) if l.starts_with("info depth ") => l[..k].to_string(),
+                _ => l.to_string(),
+            })
+            .collect()
+    };
+    assert_eq!(without_work(&split), without_work(&d7p));
     let decide = run(
         &["decide", "--depth", "3", "--strata", "5"],
         roots.as_bytes(),
@@ -461,8 +475,14 @@ fn d7p_session_matches_decide() {
 /// depth; `quit` exits at once.
 #[test]
 fn d7p_stop_and_quit() {
+    d7p_stop_and_quit_on(&[]);
+    d7p_stop_and_quit_on(&["--threads", "2"]);
+}
+
+fn d7p_stop_and_quit_on(extra: &[&str]) {
     let mut child = Command::new(EXE)
         .args(["d7p", "--policy", "fair:d8s32", "--table", "none"])
+        .args(extra)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .spawn()
@@ -812,4 +832,23 @@ fn round_illegal_choice_plays_first_legal() {
     .unwrap();
     assert_eq!(rep["valid"], true, "{rep}");
     assert_eq!(rep["score"], rec["score"]);
+}
+
+/// `d7p --threads`: out of range, or with a policy that does not search, is
+/// a one-line error before the handshake.
+#[test]
+fn d7p_threads_errors() {
+    for (args, want) in [
+        (vec!["--threads", "0"], "--threads must be 1-256, got 0"),
+        (vec!["--threads", "257"], "--threads must be 1-256, got 257"),
+        (
+            vec!["--policy", "center", "--threads", "2"],
+            "--threads applies to a fair policy only",
+        ),
+    ] {
+        let (code, out, err) = d7p_session(&args, "d7p\n", Stdio::piped());
+        assert_eq!(code, Some(1), "{args:?}: {err}");
+        assert!(out.is_empty(), "{args:?}: {out}");
+        assert_eq!(err.trim(), format!("error: {want}"), "{args:?}");
+    }
 }

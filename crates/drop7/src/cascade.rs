@@ -25,9 +25,16 @@
 //!   where the drop changed a run; the first wave after a rise only compares
 //!   cells with their column's new height.
 //!
+//! * **Paused reveals.** [`resolve_until_reveal`] runs a cascade up to the
+//!   first wave that reveals a gray and plays that wave as far as it goes
+//!   without the values (pops, cracks, the fall, the other cells' next
+//!   poppers); [`resume`] then finishes it for one source of reveal values. The
+//!   search's chance nodes play the draw-free part once for all their samples
+//!   ([`crate::game::begin_move`], [`crate::game::finish_move`]).
+//!
 //! Waves go to a caller-supplied [`WaveSink`], so the move path never allocates.
 
-use crate::board::{Board, NIBBLE_ONES, SIZE, nonzero_nibbles, word_height, zero_nibbles};
+use crate::board::{Board, CELLS, NIBBLE_ONES, SIZE, nonzero_nibbles, word_height, zero_nibbles};
 use crate::gravity::Gravity;
 use crate::rng::DiscSource;
 
@@ -345,74 +352,337 @@ fn resolve_from<G: Gravity, R: DiscSource, S: WaveSink>(
         if any == 0 {
             return result;
         }
-        let cols = board.columns_mut();
-        let cleared = count_indicators(&pop);
-        let mut reveal = [0u32; SIZE];
-        let mut any_reveal = 0u32;
-        for c in 0..SIZE {
-            let p = pop[c];
-            // Hits per nibble (0..=4, no carries). A hit above the top row
-            // lands in nibble 7, which no covered cell has.
-            let mut hits = (p << 4) + (p >> 4);
-            if c > 0 {
-                hits += pop[c - 1];
-            }
-            if c + 1 < SIZE {
-                hits += pop[c + 1];
-            }
-            let w = cols[c];
-            let covered = (w >> 3) & NIBBLE_ONES;
-            // Two hits or more; with bit 0 of `hits` (odd counts) that is
-            // every hit count: one hit is bit 0 without `ge2`.
-            let ge2 = ((hits >> 1) | (hits >> 2)) & NIBBLE_ONES;
-            // A cracked gray (9: bit 0 set) reveals on any hit, a solid one
-            // (8) on two or more; a solid gray hit once cracks.
-            let rv = covered & (ge2 | (w & hits));
-            let crack = covered & !w & hits & !ge2;
-            reveal[c] = rv;
-            any_reveal |= rv;
-            // Poppers vanish; a solid hit once becomes cracked (8 -> 9).
-            cols[c] = (w & !(p * 0xF)) | crack;
-        }
-        let mut revealed = 0u32;
-        // Rows holding a reveal (bit 4 * elevation index), top row first,
-        // then the row's revealing columns left to right.
-        let mut rows = any_reveal;
-        while rows != 0 {
-            let bit = 31 - rows.leading_zeros();
-            rows ^= 1 << bit;
-            let mut in_row = 0u32;
-            for (c, r) in reveal.iter().enumerate() {
-                in_row |= ((r >> bit) & 1) << c;
-            }
-            while in_row != 0 {
-                let c = in_row.trailing_zeros() as usize;
-                in_row &= in_row - 1;
-                // Covered cells beneath this one (latent mode names the gray
-                // by it; plain sources ignore it).
-                let below = (cols[c] >> 3) & NIBBLE_ONES & ((1 << bit) - 1);
-                let v = u32::from(rng.reveal_disc(c, below.count_ones()));
-                cols[c] = (cols[c] & !(0xF << bit)) | (v << bit);
-                revealed += 1;
-            }
-        }
-        let points = u64::from(cleared) * wave_points(depth);
-        sink.push(Wave {
-            depth,
-            cleared,
-            revealed,
-            points,
-        });
-        result.points += points;
-        result.waves += 1;
-        // The popped cells are the only holes (the board was bottom-packed).
-        for c in 0..SIZE {
-            if pop[c] != 0 {
-                cols[c] = gravity.remove(cols[c], pop[c]);
-            }
-        }
+        let struck = strike(board, &pop);
+        pop = finish_wave(gravity, board, depth, &pop, &struck, rng, sink, &mut result);
         depth += 1;
-        pop = poppers(cols);
+    }
+}
+
+/// What [`strike`] leaves of a wave: its popper count and the cells it
+/// reveals (nibble indicator words), still covered on the board.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Struck {
+    cleared: u32,
+    reveal: [u32; SIZE],
+    any_reveal: u32,
+}
+
+/// The first half of a wave: the poppers `pop` vanish and the grays they hit
+/// crack; the cells to reveal are returned, not yet given values.
+#[inline(always)]
+fn strike(board: &mut Board, pop: &[u32; SIZE]) -> Struck {
+    let cols = board.columns_mut();
+    let cleared = count_indicators(pop);
+    let mut reveal = [0u32; SIZE];
+    let mut any_reveal = 0u32;
+    for c in 0..SIZE {
+        let p = pop[c];
+        // Hits per nibble (0..=4, no carries). A hit above the top row
+        // lands in nibble 7, which no covered cell has.
+        let mut hits = (p << 4) + (p >> 4);
+        if c > 0 {
+            hits += pop[c - 1];
+        }
+        if c + 1 < SIZE {
+            hits += pop[c + 1];
+        }
+        let w = cols[c];
+        let covered = (w >> 3) & NIBBLE_ONES;
+        // Two hits or more; with bit 0 of `hits` (odd counts) that is
+        // every hit count: one hit is bit 0 without `ge2`.
+        let ge2 = ((hits >> 1) | (hits >> 2)) & NIBBLE_ONES;
+        // A cracked gray (9: bit 0 set) reveals on any hit, a solid one
+        // (8) on two or more; a solid gray hit once cracks.
+        let rv = covered & (ge2 | (w & hits));
+        let crack = covered & !w & hits & !ge2;
+        reveal[c] = rv;
+        any_reveal |= rv;
+        // Poppers vanish; a solid hit once becomes cracked (8 -> 9).
+        cols[c] = (w & !(p * 0xF)) | crack;
+    }
+    Struck {
+        cleared,
+        reveal,
+        any_reveal,
+    }
+}
+
+/// The second half of a wave at chain depth `depth`: the struck cells get
+/// their values from `rng`, the wave goes to `sink` and into `result`, the
+/// popped cells fall out. Returns the next wave's poppers.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn finish_wave<G: Gravity, R: DiscSource, S: WaveSink>(
+    gravity: G,
+    board: &mut Board,
+    depth: u32,
+    pop: &[u32; SIZE],
+    struck: &Struck,
+    rng: &mut R,
+    sink: &mut S,
+    result: &mut CascadeResult,
+) -> [u32; SIZE] {
+    let cols = board.columns_mut();
+    let mut revealed = 0u32;
+    // Rows holding a reveal (bit 4 * elevation index), top row first,
+    // then the row's revealing columns left to right.
+    let mut rows = struck.any_reveal;
+    while rows != 0 {
+        let bit = 31 - rows.leading_zeros();
+        rows ^= 1 << bit;
+        let mut in_row = 0u32;
+        for (c, r) in struck.reveal.iter().enumerate() {
+            in_row |= ((r >> bit) & 1) << c;
+        }
+        while in_row != 0 {
+            let c = in_row.trailing_zeros() as usize;
+            in_row &= in_row - 1;
+            // Covered cells beneath this one (latent mode names the gray
+            // by it; plain sources ignore it).
+            let below = (cols[c] >> 3) & NIBBLE_ONES & ((1 << bit) - 1);
+            let v = u32::from(rng.reveal_disc(c, below.count_ones()));
+            cols[c] = (cols[c] & !(0xF << bit)) | (v << bit);
+            revealed += 1;
+        }
+    }
+    let points = u64::from(struck.cleared) * wave_points(depth);
+    sink.push(Wave {
+        depth,
+        cleared: struck.cleared,
+        revealed,
+        points,
+    });
+    result.points += points;
+    result.waves += 1;
+    // The popped cells are the only holes (the board was bottom-packed).
+    for c in 0..SIZE {
+        if pop[c] != 0 {
+            cols[c] = gravity.remove(cols[c], pop[c]);
+        }
+    }
+    poppers(cols)
+}
+
+/// Which first-wave popper rule a cascade starts with (see [`resolve`],
+/// [`resolve_after_drop`], [`resolve_after_rise`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CascadeStart {
+    /// Any board: poppers looked for everywhere.
+    Any,
+    /// A disc was just dropped on this column of a settled board.
+    AfterDrop(usize),
+    /// A settled board just rose.
+    AfterRise,
+}
+
+/// A cascade stopped at the first wave that reveals a gray, just before the
+/// revealed grays get their values (the cascade's first draws). Everything
+/// before that point draws nothing, so it is the same for every source of
+/// reveal values; [`resume`] finishes the cascade with one.
+///
+/// The wave is played as far as it goes without the values: its poppers are
+/// gone, its hit grays cracked, the popped cells fallen out (values do not
+/// move cells), and the next wave's poppers among the other cells found (a
+/// cell's runs depend only on which cells are occupied). What is left per
+/// source: the values, and whether each revealed cell pops in the next wave
+/// (equal to its row run or column height, recorded here).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PendingReveal {
+    /// Chain depth of the revealing wave.
+    depth: u32,
+    /// Its poppers' count.
+    cleared: u32,
+    /// Grays it reveals.
+    revealed: u32,
+    /// Points and waves of the cascade before that wave.
+    before: CascadeResult,
+    /// The next wave's poppers among the cells not revealed.
+    next_pop: [u32; SIZE],
+    /// Where the revealed cells are after the fall (indicator words).
+    revealed_at: [u32; SIZE],
+    /// Their row runs after the fall, at their nibbles.
+    run: [u32; SIZE],
+    /// Their column heights after the fall, at their nibbles.
+    height: [u32; SIZE],
+    /// The reveals in draw order (row-major before the fall, top row first):
+    /// column (bits 0..3), covered cells below it at reveal time (bits 3..6),
+    /// bit offset of its nibble after the fall (bits 6..11).
+    order: [u16; CELLS],
+}
+
+/// Row runs of every occupied cell (nibble words).
+#[inline(always)]
+fn row_runs(cols: &[u32; SIZE]) -> [u32; SIZE] {
+    let ones = cols.map(nonzero_nibbles);
+    let mut left = [0u32; SIZE];
+    let mut acc = 0u32;
+    for c in 0..SIZE {
+        acc = (acc + NIBBLE_ONES) & (ones[c] * 0xF);
+        left[c] = acc;
+    }
+    let mut run = [0u32; SIZE];
+    acc = 0;
+    for c in (0..SIZE).rev() {
+        acc = (acc + NIBBLE_ONES) & (ones[c] * 0xF);
+        // At most 7 + 7 before the subtraction: no carry leaves a nibble.
+        run[c] = left[c] + acc - ones[c];
+    }
+    run
+}
+
+/// Resolves the cascade on `board` from chain depth `depth` (first wave's
+/// poppers by `start`) up to the first wave that reveals a gray, reporting the
+/// waves before it to `sink`: `Ok` with the whole cascade's result when no wave
+/// reveals (the board is then resolved, exactly as the matching `resolve*`
+/// function leaves it), `Err` with the pending wave otherwise (the board is
+/// then mid-wave, revealed cells still covered: finish it with [`resume`]).
+// The pending wave stays on the stack: the move path never allocates.
+#[allow(clippy::result_large_err)]
+#[inline]
+pub fn resolve_until_reveal<G: Gravity, S: WaveSink>(
+    gravity: G,
+    board: &mut Board,
+    depth: u32,
+    start: CascadeStart,
+    sink: &mut S,
+) -> Result<CascadeResult, PendingReveal> {
+    let mut pop = match start {
+        CascadeStart::Any => poppers(board.columns()),
+        CascadeStart::AfterDrop(column) => poppers_after_drop(board.columns(), column),
+        CascadeStart::AfterRise => poppers_after_rise(board.columns()),
+    };
+    let mut depth = depth;
+    let mut result = CascadeResult::default();
+    loop {
+        let any = pop.iter().fold(0, |a, &p| a | p);
+        if any == 0 {
+            return Ok(result);
+        }
+        let struck = strike(board, &pop);
+        if struck.any_reveal != 0 {
+            return Err(pause(gravity, board, depth, &pop, &struck, result));
+        }
+        pop = finish_wave(
+            gravity,
+            board,
+            depth,
+            &pop,
+            &struck,
+            &mut NoDraws,
+            sink,
+            &mut result,
+        );
+        depth += 1;
+    }
+}
+
+/// Plays the revealing wave as far as it goes without values (see
+/// [`PendingReveal`]).
+#[inline(never)]
+fn pause<G: Gravity>(
+    gravity: G,
+    board: &mut Board,
+    depth: u32,
+    pop: &[u32; SIZE],
+    struck: &Struck,
+    before: CascadeResult,
+) -> PendingReveal {
+    let cols = board.columns_mut();
+    let mut order = [0u16; CELLS];
+    let mut revealed_at = [0u32; SIZE];
+    let mut n = 0usize;
+    let mut rows = struck.any_reveal;
+    while rows != 0 {
+        let bit = 31 - rows.leading_zeros();
+        rows ^= 1 << bit;
+        for c in 0..SIZE {
+            if (struck.reveal[c] >> bit) & 1 != 0 {
+                let under = (1u32 << bit) - 1;
+                // Cells below are revealed later (lower rows come later):
+                // all still covered at this reveal.
+                let below = ((cols[c] >> 3) & NIBBLE_ONES & under).count_ones();
+                let after = bit - 4 * (pop[c] & under).count_ones();
+                order[n] = (c as u16) | (below as u16) << 3 | (after as u16) << 6;
+                revealed_at[c] |= 1 << after;
+                n += 1;
+            }
+        }
+    }
+    for c in 0..SIZE {
+        if pop[c] != 0 {
+            cols[c] = gravity.remove(cols[c], pop[c]);
+        }
+    }
+    let runs = row_runs(cols);
+    let mut run = [0u32; SIZE];
+    let mut height = [0u32; SIZE];
+    for c in 0..SIZE {
+        let m = revealed_at[c] * 0xF;
+        run[c] = runs[c] & m;
+        height[c] = HEIGHT_ONES[cols[c].leading_zeros() as usize] & m;
+    }
+    PendingReveal {
+        depth,
+        cleared: struck.cleared,
+        revealed: n as u32,
+        before,
+        next_pop: poppers(cols),
+        revealed_at,
+        run,
+        height,
+        order,
+    }
+}
+
+/// Finishes a cascade stopped by [`resolve_until_reveal`] on the board it left
+/// (`board` must be that board): the pending grays take their values from
+/// `rng`, then the cascade runs to the end as the `resolve*` functions do.
+/// Returns the whole cascade's result (the waves before the stop included);
+/// reports the waves from the pending one on to `sink`.
+#[inline]
+pub fn resume<G: Gravity, R: DiscSource, S: WaveSink>(
+    gravity: G,
+    board: &mut Board,
+    pending: &PendingReveal,
+    rng: &mut R,
+    sink: &mut S,
+) -> CascadeResult {
+    let cols = board.columns_mut();
+    for &e in &pending.order[..pending.revealed as usize] {
+        let c = usize::from(e & 7);
+        let shift = u32::from(e >> 6);
+        let v = u32::from(rng.reveal_disc(c, u32::from((e >> 3) & 7)));
+        cols[c] = (cols[c] & !(0xF << shift)) | (v << shift);
+    }
+    let points = u64::from(pending.cleared) * wave_points(pending.depth);
+    sink.push(Wave {
+        depth: pending.depth,
+        cleared: pending.cleared,
+        revealed: pending.revealed,
+        points,
+    });
+    let mut result = pending.before;
+    result.points += points;
+    result.waves += 1;
+    let mut pop = pending.next_pop;
+    for c in 0..SIZE {
+        let w = cols[c];
+        pop[c] |= pending.revealed_at[c]
+            & (zero_nibbles(w ^ pending.run[c]) | zero_nibbles(w ^ pending.height[c]));
+    }
+    let rest = resolve_from(gravity, board, pending.depth + 1, pop, rng, sink);
+    result.points += rest.points;
+    result.waves += rest.waves;
+    result
+}
+
+/// The source of a wave that reveals nothing: never asked.
+struct NoDraws;
+
+impl DiscSource for NoDraws {
+    #[inline(always)]
+    fn draw_disc(&mut self) -> u8 {
+        unreachable!("a wave without reveals draws nothing")
     }
 }
 

@@ -4,6 +4,10 @@
 //! * [`apply_move`]: the move itself (drop, first cascade, clear bonus, rise
 //!   with its level bonus and continued-depth cascade, game over), without the
 //!   final next-disc draw. Shared by games and the search; allocation-free.
+//! * [`begin_move`] / [`finish_move`]: the same move in two parts, split at
+//!   its first reveal draw, so several samples of one chance node play the
+//!   draw-free part once (tests/move_prefix.rs checks it against
+//!   [`apply_move`]).
 //! * [`GameState`]: the full state (position, score, level, moves played) with
 //!   [`GameState::play_with`], the reference engine's `playMove`.
 //! * [`Game`]: a state plus its [`Driver`] (headless or stream randomness), with
@@ -150,6 +154,182 @@ fn apply_move_inline<G: Gravity, R: DiscSource, S: WaveSink>(
     }
     pos.game_over = s.terminal.is_some();
     s
+}
+
+/// A move stopped at its first reveal (see [`begin_move`]): the position mid-wave
+/// and what the move earned so far. Everything up to that point draws nothing,
+/// so it is the same for every source of reveal values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MovePrefix {
+    /// The position mid-wave (`moves_remaining` already counted down, and the
+    /// rise done when the stop is in the rise cascade).
+    pos: Position,
+    /// The stopped cascade.
+    pending: cascade::PendingReveal,
+    /// Whether the stop is in the rise cascade (else in the first one).
+    in_rise: bool,
+    /// The summary so far (the first cascade and bonuses when `in_rise`).
+    summary: MoveSummary,
+}
+
+/// What [`begin_move`] did.
+// The prefix stays on the stack: the move path never allocates.
+#[allow(clippy::large_enum_variant)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MoveStart {
+    /// The move revealed nothing: it is done, with this afterstate and summary
+    /// (exactly [`apply_move`]'s, which draws nothing for such a move; a
+    /// source that follows rises, as latent mode's does, was not told of one).
+    Done(Position, MoveSummary),
+    /// The move reveals a gray: finish it with [`finish_move`], once per
+    /// source of reveal values.
+    Paused(MovePrefix),
+}
+
+/// [`apply_move`] up to its first draw: plays `column` of `pos` (legal, game not
+/// over) until the first wave that reveals a gray (search.md §3.2: the reveal
+/// draws are a move's only randomness). Waves before that point go to `sink`.
+/// `begin_move` then [`finish_move`] with a source `rng` gives the same
+/// afterstate, summary, waves and draws as `apply_move` with `rng`.
+#[inline]
+pub fn begin_move<G: Gravity, S: WaveSink>(
+    gravity: G,
+    pos: &Position,
+    column: usize,
+    settled: bool,
+    sink: &mut S,
+) -> MoveStart {
+    let mut pos = *pos;
+    let board = &mut pos.board;
+    board.drop_disc(column, pos.next_disc);
+    let start = if settled {
+        cascade::CascadeStart::AfterDrop(column)
+    } else {
+        cascade::CascadeStart::Any
+    };
+    let first = match cascade::resolve_until_reveal(gravity, board, 1, start, sink) {
+        Ok(first) => first,
+        Err(pending) => {
+            pos.moves_remaining -= 1;
+            return MoveStart::Paused(MovePrefix {
+                pos,
+                pending,
+                in_rise: false,
+                summary: MoveSummary::default(),
+            });
+        }
+    };
+    let mut s = first_summary(board, first);
+    pos.moves_remaining -= 1;
+    if pos.moves_remaining == 0 {
+        if board.top_row_occupied() {
+            s.terminal = Some(TerminalReason::BlockedRise);
+        } else {
+            start_rise(&mut pos, &mut s);
+            let start = cascade::CascadeStart::AfterRise;
+            match cascade::resolve_until_reveal(
+                gravity,
+                &mut pos.board,
+                first.waves + 1,
+                start,
+                sink,
+            ) {
+                Ok(rise) => add_rise(&pos.board, &mut s, rise),
+                Err(pending) => {
+                    return MoveStart::Paused(MovePrefix {
+                        pos,
+                        pending,
+                        in_rise: true,
+                        summary: s,
+                    });
+                }
+            }
+        }
+    }
+    end_move(&mut pos, &mut s);
+    MoveStart::Done(pos, s)
+}
+
+/// Finishes a move stopped by [`begin_move`], drawing its reveal values from
+/// `rng` (and telling `rng` of the rise, if any, before the first reveal, as
+/// [`apply_move`] does) and reporting the waves from the stop on to `sink`.
+/// Returns the afterstate and the whole move's summary.
+#[inline]
+pub fn finish_move<G: Gravity, R: DiscSource, S: WaveSink>(
+    gravity: G,
+    prefix: &MovePrefix,
+    rng: &mut R,
+    sink: &mut S,
+) -> (Position, MoveSummary) {
+    let mut pos = prefix.pos;
+    let mut s = prefix.summary;
+    if prefix.in_rise {
+        rng.rise();
+        let rise = cascade::resume(gravity, &mut pos.board, &prefix.pending, rng, sink);
+        add_rise(&pos.board, &mut s, rise);
+    } else {
+        let first = cascade::resume(gravity, &mut pos.board, &prefix.pending, rng, sink);
+        s = first_summary(&pos.board, first);
+        if pos.moves_remaining == 0 {
+            if pos.board.top_row_occupied() {
+                s.terminal = Some(TerminalReason::BlockedRise);
+            } else {
+                start_rise(&mut pos, &mut s);
+                rng.rise();
+                let waves = first.waves + 1;
+                let rise = cascade::resolve_after_rise(gravity, &mut pos.board, waves, rng, sink);
+                add_rise(&pos.board, &mut s, rise);
+            }
+        }
+    }
+    end_move(&mut pos, &mut s);
+    (pos, s)
+}
+
+/// The summary after the first cascade `first`, with its clear bonus.
+#[inline(always)]
+fn first_summary(board: &Board, first: cascade::CascadeResult) -> MoveSummary {
+    let mut s = MoveSummary {
+        score_delta: first.points,
+        waves: first.waves,
+        ..MoveSummary::default()
+    };
+    // Without a wave the dropped disc is still there.
+    if first.waves > 0 && board.is_empty() {
+        s.score_delta += CLEAR_BONUS;
+        s.cleared_board = true;
+    }
+    s
+}
+
+/// The rise of a move (its top row empty): new covered bottom row, level bonus.
+#[inline(always)]
+fn start_rise(pos: &mut Position, s: &mut MoveSummary) {
+    pos.board.rise();
+    s.level_advanced = true;
+    pos.moves_remaining = DROPS_PER_LEVEL;
+    s.score_delta += LEVEL_BONUS;
+}
+
+/// Adds the rise cascade `rise` and its clear bonus.
+#[inline(always)]
+fn add_rise(board: &Board, s: &mut MoveSummary, rise: cascade::CascadeResult) {
+    s.score_delta += rise.points;
+    s.waves += rise.waves;
+    // Without a wave the new bottom row is still there.
+    if rise.waves > 0 && board.is_empty() {
+        s.score_delta += CLEAR_BONUS;
+        s.cleared_board = true;
+    }
+}
+
+/// The game-over rules at the end of a move.
+#[inline(always)]
+fn end_move(pos: &mut Position, s: &mut MoveSummary) {
+    if s.terminal.is_none() && pos.board.is_full() {
+        s.terminal = Some(TerminalReason::NoLegalColumn);
+    }
+    pos.game_over = s.terminal.is_some();
 }
 
 /// Checks that `column` can be played in `pos`.

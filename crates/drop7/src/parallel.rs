@@ -4,10 +4,13 @@
 //! The root chance node of column `c` at iteration depth `d` is the mean of
 //! its `S` samples, `(Σ_s (δ_s + v_s)) / S` summed in sample order. Every
 //! `(d, c, s)` triple is an independent task (its value depends only on the
-//! canonical root, never on a table), so [`ParallelSearch`] hands the tasks of
-//! all iterations to its workers (deepest iteration first, each worker
-//! taking the next task when it finishes one) and then adds the samples in
-//! the one-thread order: the values are bit-identical to [`FairSearch`]'s.
+//! canonical root, never on a table), so [`ParallelSearch`] hands the tasks
+//! to its workers, each taking the next task when it finishes one, and then
+//! adds the samples in the one-thread order: the values are bit-identical to
+//! [`FairSearch`]'s. The iterations run one after the other, as on one
+//! thread; within one, the costliest tasks go first, as the iteration one
+//! shallower measured the same column and sample, so the tasks that end an
+//! iteration are short and the workers finish together.
 //!
 //! The workers share one transposition table ([`SharedTable`]: the
 //! configured table behind a mutex; only interior max nodes probe it, a few
@@ -119,6 +122,10 @@ type RootResult = (usize, [Option<f64>; 7], [Option<f64>; 7]);
 /// One root task: iteration depth, column, sample.
 type Task = (u32, usize, u32);
 
+/// A finished task: its index, `(score delta, score delta + child value)`
+/// or the stop, and the work it took.
+type Done = (usize, Step<(f64, f64)>, u64);
+
 impl<L, T, G> ParallelSearch<L, T, G>
 where
     L: Leaf + Clone + Send,
@@ -151,16 +158,37 @@ where
         self.workers[0].config()
     }
 
+    /// Installs (or removes) a stop flag on every worker (see
+    /// [`FairSearch::set_stop`]): once it is set, the running decision
+    /// answers from its deepest completed iteration.
+    pub fn set_stop(&mut self, flag: Option<Arc<std::sync::atomic::AtomicBool>>) {
+        for w in &mut self.workers {
+            w.set_stop(flag.clone());
+        }
+    }
+
     /// Decides `source` like [`FairSearch::decide`]: the same action,
     /// completed depth, values and expected scores bit for bit; counters as
     /// in the module docs.
     pub fn decide(&mut self, source: &Position) -> Decision {
+        self.decide_reporting(source, |_, _, _| {})
+    }
+
+    /// [`Self::decide`], calling `report(depth, values, work)` after each
+    /// completed iteration, like [`FairSearch::decide_reporting`] (values in
+    /// source orientation, `None` for an illegal column; work summed over
+    /// the workers).
+    pub fn decide_reporting(
+        &mut self,
+        source: &Position,
+        mut report: impl FnMut(u32, &[Option<f64>; 7], u64),
+    ) -> Decision {
         let config = self.config();
         if self.workers.len() == 1
             || source.game_over
             || config.max_work <= worst_case_work(config.depth, config.strata)
         {
-            return self.workers[0].decide(source);
+            return self.workers[0].decide_reporting(source, report);
         }
         let mut root = *source;
         let mirrored = canonicalize(&mut root.board);
@@ -169,9 +197,12 @@ where
             .filter(|&c| root.board.is_legal(c))
             .collect();
         if columns.is_empty() {
-            return self.workers[0].decide(source);
+            return self.workers[0].decide_reporting(source, report);
         }
         let strata = config.strata;
+        // Task i = (d, c, s), indexed deepest iteration first: those of
+        // depth d start at (depth - d) * per_depth, and task i + per_depth
+        // is the same column and sample one iteration shallower.
         let tasks: Vec<Task> = (1..=config.depth)
             .rev()
             .flat_map(|d| {
@@ -180,38 +211,34 @@ where
                     .flat_map(move |&c| (0..strata).map(move |s| (d, c, s)))
             })
             .collect();
-        for w in &mut self.workers {
-            w.begin_split(&root);
-        }
-        let results = run_tasks(&mut self.workers, &root, &tasks);
-
-        // Add the samples in the one-thread order, iteration by iteration.
         let per_depth = columns.len() * strata as usize;
-        let n = f64::from(strata);
+        for (k, w) in self.workers.iter_mut().enumerate() {
+            w.begin_split(&root, k == 0);
+        }
+        let mut results = vec![None; tasks.len()];
+        let mut work = vec![0u64; tasks.len()];
+        let unmirror = |c: usize| if mirrored { 6 - c } else { c };
         let mut decision = Decision::none();
         let mut completed: Option<RootResult> = None;
-        for d in 1..=config.depth {
-            // Tasks of depth d start at (depth - d) * per_depth.
+        // Adds the samples of iteration d in the one-thread order; `None`
+        // if one of its tasks did not finish.
+        let assemble = |results: &[Option<Step<(f64, f64)>>], d: u32| -> Option<RootResult> {
             let base = (config.depth - d) as usize * per_depth;
+            let n = f64::from(strata);
             let mut values = [None; 7];
             let mut expected = [None; 7];
             let mut best = f64::NEG_INFINITY;
             let mut action = None;
-            let mut complete = true;
-            'columns: for (k, &c) in columns.iter().enumerate() {
+            for (k, &c) in columns.iter().enumerate() {
                 let mut value = 0.0f64;
                 let mut exp = 0.0f64;
                 for s in 0..strata as usize {
-                    match results[base + k * strata as usize + s] {
-                        Some(Ok((sd, contribution))) => {
-                            exp += sd;
-                            value += contribution;
-                        }
-                        _ => {
-                            complete = false;
-                            break 'columns;
-                        }
-                    }
+                    let Some(Ok((sd, contribution))) = results[base + k * strata as usize + s]
+                    else {
+                        return None;
+                    };
+                    exp += sd;
+                    value += contribution;
                 }
                 let v = value / n;
                 values[c] = Some(v);
@@ -221,13 +248,38 @@ where
                     action = Some(c);
                 }
             }
-            if !complete {
-                break;
+            action.map(|a| (a, values, expected))
+        };
+        // Iteration by iteration, like one thread (a stop flag finds the
+        // shallower iterations complete, and each is reported when done);
+        // within an iteration the costliest tasks first, as the iteration
+        // one shallower measured the same column and sample, so that the
+        // tasks that end it are short and no worker idles long.
+        for d in 1..=config.depth {
+            let base = (config.depth - d) as usize * per_depth;
+            let mut order: Vec<usize> = (base..base + per_depth).collect();
+            if d > 1 {
+                order.sort_by_key(|&i| std::cmp::Reverse(work[i + per_depth]));
             }
-            completed = action.map(|a| (a, values, expected));
+            run_tasks(
+                &mut self.workers,
+                &root,
+                &tasks,
+                &order,
+                &mut results,
+                &mut work,
+            );
+            let Some(r) = assemble(&results, d) else {
+                break;
+            };
+            let mut shown = [None; 7];
+            for c in 0..7 {
+                shown[unmirror(c)] = r.1[c];
+            }
+            report(d, &shown, self.workers.iter().map(FairSearch::work).sum());
+            completed = Some(r);
             decision.completed_depth = d;
         }
-        let unmirror = |c: usize| if mirrored { 6 - c } else { c };
         let action = match completed {
             Some((a, values, expected)) => {
                 for c in 0..7 {
@@ -264,46 +316,48 @@ fn add_stats(a: SearchStats, b: SearchStats) -> SearchStats {
     }
 }
 
-/// Runs every task on the workers (each takes the next untaken task); the
-/// result of task `i` is at index `i`.
+/// Runs the tasks `order` names on the workers (each takes the next
+/// untaken one): the result of task `i` goes to `results[i]`, the work it
+/// took to `work[i]`.
 fn run_tasks<L, T, G>(
     workers: &mut [FairSearch<L, SharedTable<T>, G>],
     root: &Position,
     tasks: &[Task],
-) -> Vec<Option<Step<(f64, f64)>>>
-where
+    order: &[usize],
+    results: &mut [Option<Step<(f64, f64)>>],
+    work: &mut [u64],
+) where
     L: Leaf + Clone + Send,
     T: Table + Send,
     G: Gravity,
 {
     let next = AtomicUsize::new(0);
-    let work = |w: &mut FairSearch<L, SharedTable<T>, G>| {
+    let run = |w: &mut FairSearch<L, SharedTable<T>, G>| {
         let mut out = Vec::new();
-        loop {
-            let i = next.fetch_add(1, Ordering::Relaxed);
-            let Some(&(d, c, s)) = tasks.get(i) else {
-                break;
-            };
-            out.push((i, w.root_sample(root, c, d, s)));
+        while let Some(&i) = order.get(next.fetch_add(1, Ordering::Relaxed)) {
+            let (d, c, s) = tasks[i];
+            let before = w.work();
+            let r = w.root_sample(root, c, d, s);
+            out.push((i, r, w.work() - before));
         }
         out
     };
-    let mut results = vec![None; tasks.len()];
-    let mut collect = |done: Vec<(usize, Step<(f64, f64)>)>| {
-        for (i, r) in done {
+    let mut collect = |done: Vec<Done>| {
+        for (i, r, w) in done {
             results[i] = Some(r);
+            work[i] = w;
         }
     };
     #[cfg(feature = "threads")]
     {
         let (first, rest) = workers.split_first_mut().expect("at least one worker");
         std::thread::scope(|scope| {
-            let work = &work;
+            let run = &run;
             let handles: Vec<_> = rest
                 .iter_mut()
-                .map(|w| scope.spawn(move || work(w)))
+                .map(|w| scope.spawn(move || run(w)))
                 .collect();
-            collect(work(first));
+            collect(run(first));
             for h in handles {
                 match h.join() {
                     Ok(done) => collect(done),
@@ -313,8 +367,7 @@ where
         });
     }
     #[cfg(not(feature = "threads"))]
-    collect(work(&mut workers[0]));
-    results
+    collect(run(&mut workers[0]));
 }
 
 impl<L, T, G> Decide for ParallelSearch<L, T, G>

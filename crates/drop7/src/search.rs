@@ -117,7 +117,7 @@ mod tests {
 }
 
 use crate::board::Board;
-use crate::game::{MoveSummary, apply_move};
+use crate::game::{MovePrefix, MoveStart, MoveSummary, apply_move, begin_move, finish_move};
 use crate::gravity::Gravity;
 use crate::leaf::Leaf;
 use crate::policy::COLUMN_ORDER;
@@ -426,22 +426,14 @@ impl<L: Leaf, T: Table, G: Gravity> FairSearch<L, T, G> {
         let mut expected = 0.0f64;
         // The canonical afterstate and summary of a move without reveals.
         let mut shared: Option<(Position, MoveSummary)> = None;
+        // A move with reveals, played up to its first reveal.
+        let mut prefix: Option<MovePrefix> = None;
         let mut shared_leaf: Option<L::Partial> = None;
         for s in 0..strata {
             self.check_budget()?;
             let (mut child, m) = match shared {
                 Some(played) => played,
-                None => {
-                    let mut child = *pos;
-                    let mut rng = StratifiedRandom::new(seed, s, strata);
-                    let m =
-                        apply_move(self.gravity, &mut child, column, settled, &mut rng, &mut ());
-                    canonicalize(&mut child.board);
-                    if rng.event == 0 {
-                        shared = Some((child, m));
-                    }
-                    (child, m)
-                }
+                None => self.sample_move(pos, column, settled, seed, s, &mut shared, &mut prefix),
             };
             self.stats.work += 1;
             self.stats.move_calls += 1;
@@ -500,17 +492,60 @@ impl<L: Leaf, T: Table, G: Gravity> FairSearch<L, T, G> {
         Ok((value / n, expected / n))
     }
 
+    /// Sample `s`'s move of a chance node, canonical: the first call plays the
+    /// move up to its first reveal and keeps it in `shared` (no reveal: the
+    /// same move for every sample) or `prefix` (finished here with each
+    /// sample's reveal draws), so the draw-free part is played once.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    fn sample_move(
+        &self,
+        pos: &Position,
+        column: usize,
+        settled: bool,
+        seed: u32,
+        s: u32,
+        shared: &mut Option<(Position, MoveSummary)>,
+        prefix: &mut Option<MovePrefix>,
+    ) -> (Position, MoveSummary) {
+        let mut rng = StratifiedRandom::new(seed, s, self.config.strata);
+        let (mut child, m) = match prefix {
+            Some(p) => finish_move(self.gravity, p, &mut rng, &mut ()),
+            None => match begin_move(self.gravity, pos, column, settled, &mut ()) {
+                MoveStart::Done(mut child, m) => {
+                    canonicalize(&mut child.board);
+                    *shared = Some((child, m));
+                    return (child, m);
+                }
+                MoveStart::Paused(p) => {
+                    finish_move(self.gravity, prefix.insert(p), &mut rng, &mut ())
+                }
+            },
+        };
+        canonicalize(&mut child.board);
+        (child, m)
+    }
+
     /// The leaf, table, gravity path and configuration.
     pub(crate) fn into_parts(self) -> (L, T, G, SearchConfig) {
         (self.leaf, self.table, self.gravity, self.config)
     }
 
-    /// Prepares a root split by [`crate::parallel`]: empties the table and
-    /// the counters, records whether the canonical root is settled.
-    pub(crate) fn begin_split(&mut self, canonical_root: &Position) {
-        self.table.clear();
+    /// Prepares a root split by [`crate::parallel`]: empties the table (if
+    /// `clear_table`; the workers share one) and the counters, records
+    /// whether the canonical root is settled, rearms the stop-flag poll.
+    pub(crate) fn begin_split(&mut self, canonical_root: &Position, clear_table: bool) {
+        if clear_table {
+            self.table.clear();
+        }
         self.stats = SearchStats::default();
+        self.poll_at.set(self.next_poll());
         self.root_settled = crate::cascade::is_settled(&canonical_root.board);
+    }
+
+    /// The work counted so far in this decision (search.md §5).
+    pub(crate) fn work(&self) -> u64 {
+        self.stats.work
     }
 
     /// The counters so far, with the table's entries and evictions.

@@ -99,3 +99,67 @@ fn game_over_and_one_thread() {
     let mut one = one;
     assert_eq!(single.decide(&start), one.decide(&start));
 }
+
+/// `decide_reporting` on 2 threads reports the iterations one thread
+/// reports, in the same order with the same values (bit patterns); the
+/// reported work grows from one report to the next.
+#[test]
+fn split_reports_every_iteration_like_one_thread() {
+    let golden = read_jsonl_gz("search.jsonl.gz");
+    let mut checked = 0;
+    for g in golden
+        .iter()
+        .filter(|g| config(g).depth >= 3 && !binds(g))
+        .step_by(25)
+    {
+        let one = FairSearch::new(
+            FairLeaf,
+            SetAssociative::new(1 << 12, 4),
+            Portable,
+            config(g),
+        );
+        let mut two = ParallelSearch::new(one.clone(), 2);
+        let mut one = one;
+        let bits = |v: &[Option<f64>; 7]| v.map(|x| x.map(f64::to_bits));
+        let mut want = Vec::new();
+        let a = one.decide_reporting(&root(g), |d, v, _| want.push((d, bits(v))));
+        let mut got = Vec::new();
+        let mut works = Vec::new();
+        let b = two.decide_reporting(&root(g), |d, v, w| {
+            got.push((d, bits(v)));
+            works.push(w);
+        });
+        assert_eq!(got, want, "root {}", g["root"]);
+        assert_eq!(got.len() as u32, a.completed_depth);
+        assert!(works.windows(2).all(|w| w[0] < w[1]), "{works:?}");
+        assert_eq!((a.action, bits(&a.values)), (b.action, bits(&b.values)));
+        checked += 1;
+    }
+    assert!(checked >= 10, "checked {checked}");
+}
+
+/// A stop flag already set when a split decision starts: it still answers
+/// a legal column from a completed iteration (the first iterations are
+/// shorter than the poll interval), with that iteration's values.
+#[test]
+fn split_decision_with_stop_answers_from_a_completed_iteration() {
+    use std::sync::Arc;
+    use std::sync::atomic::AtomicBool;
+    let start = Position::initial(4);
+    let one = FairSearch::new(FairLeaf, NoTable, Portable, SearchConfig::new(6, 7));
+    let mut two = ParallelSearch::new(one, 2);
+    two.set_stop(Some(Arc::new(AtomicBool::new(true))));
+    let d = two.decide(&start);
+    assert!((1..6).contains(&d.completed_depth), "{}", d.completed_depth);
+    let col = d.action.unwrap();
+    assert!(start.board.is_legal(col));
+    let mut fixed = FairSearch::new(
+        FairLeaf,
+        NoTable,
+        Portable,
+        SearchConfig::new(d.completed_depth, 7),
+    );
+    let want = fixed.decide(&start);
+    assert_eq!(d.values, want.values);
+    assert_eq!(d.action, want.action);
+}

@@ -31,6 +31,7 @@ use drop7::board::format_cells;
 use drop7::formats::{D7pCommand, parse_d7p_bestmove, parse_d7p_command};
 use drop7::gravity::Gravity;
 use drop7::leaf::FairLeaf;
+use drop7::parallel::{MAX_SEARCH_THREADS, ParallelSearch};
 use drop7::player::TableSpec;
 use drop7::policy::{GreedyPolicy, RandomPolicy, center_first};
 use drop7::position::Position;
@@ -58,6 +59,11 @@ pub struct D7pArgs {
     /// Gravity path of the search: auto, bmi2 or portable [default: $DROP7_GRAVITY, else auto].
     #[arg(long, value_name = "PATH")]
     pub gravity: Option<String>,
+    /// Threads splitting each decision of a fair policy: the same bestmove
+    /// and `info depth` values as one thread; the threads share one table,
+    /// and with a table the `work` of `info depth` lines differs (README).
+    #[arg(long, default_value_t = 1, value_name = "N")]
+    pub threads: usize,
 }
 
 /// One line as the reader thread passes it on.
@@ -188,6 +194,16 @@ pub fn run(args: &D7pArgs) -> Result<()> {
         anyhow::bail!("drop7 d7p cannot serve a d7p: policy");
     }
     let table: TableSpec = args.table.parse().context("--table")?;
+    if !(1..=MAX_SEARCH_THREADS).contains(&args.threads) {
+        anyhow::bail!(
+            "--threads must be 1-{MAX_SEARCH_THREADS}, got {}",
+            args.threads
+        );
+    }
+    if args.threads > 1 && !matches!(spec, PolicySpec::Fair(_)) {
+        anyhow::bail!("--threads applies to a fair policy only");
+    }
+    let threads = args.threads;
     let path = match resolve_engine("packed", args.gravity.as_deref())? {
         super::spec::EngineSel::Packed(p) => p,
         super::spec::EngineSel::Reference => drop7::gravity::GravityPath::Portable,
@@ -199,7 +215,12 @@ pub fn run(args: &D7pArgs) -> Result<()> {
             let config = fair.config(args.max_work);
             drop7::with_gravity!(path, |g| {
                 let made = drop7::with_table!(table, |t| {
-                    serve_search(FairSearch::new(FairLeaf, t, g, config), &name, stop.clone())
+                    serve_search(
+                        FairSearch::new(FairLeaf, t, g, config),
+                        threads,
+                        &name,
+                        stop.clone(),
+                    )
                 });
                 match made {
                     Ok(served) => served,
@@ -211,7 +232,12 @@ pub fn run(args: &D7pArgs) -> Result<()> {
                             .and_then(|()| out.flush())
                             .context("writing to stdout")?;
                         drop(out);
-                        serve_search(FairSearch::new(FairLeaf, NoTable, g, config), &name, stop)
+                        serve_search(
+                            FairSearch::new(FairLeaf, NoTable, g, config),
+                            threads,
+                            &name,
+                            stop,
+                        )
                     }
                 }
             })
@@ -247,18 +273,30 @@ pub fn run(args: &D7pArgs) -> Result<()> {
     }
 }
 
-/// Serves the fair search `search`.
-fn serve_search<T: Table, G: Gravity>(
+/// Serves the fair search `search`, each decision split over `threads`
+/// threads when there are several.
+fn serve_search<T: Table + Send, G: Gravity>(
     mut search: FairSearch<FairLeaf, T, G>,
+    threads: usize,
     name: &str,
     stop: Arc<AtomicBool>,
 ) -> Result<()> {
-    search.set_stop(Some(stop.clone()));
-    let decide: Decider = Box::new(move |pos, info| {
-        search
-            .decide_reporting(pos, |d, v, w| info(info_line(d, v, w)))
-            .action
-    });
+    let decide: Decider = if threads > 1 {
+        let mut split = ParallelSearch::new(search, threads);
+        split.set_stop(Some(stop.clone()));
+        Box::new(move |pos, info| {
+            split
+                .decide_reporting(pos, |d, v, w| info(info_line(d, v, w)))
+                .action
+        })
+    } else {
+        search.set_stop(Some(stop.clone()));
+        Box::new(move |pos, info| {
+            search
+                .decide_reporting(pos, |d, v, w| info(info_line(d, v, w)))
+                .action
+        })
+    };
     serve(decide, name, "fair-expectimax", true, stop)
 }
 

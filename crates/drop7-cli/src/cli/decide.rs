@@ -69,8 +69,8 @@ pub struct DecideArgs {
     #[arg(long, value_name = "PATH")]
     pub gravity: Option<String>,
     /// Threads splitting each decision (fast search only): values, action and
-    /// completed depth are those of one thread; each thread has its own copy
-    /// of the table, and with a table the counters differ (README).
+    /// completed depth are those of one thread; the threads share one table
+    /// (behind a lock), and with a table the counters differ (README).
     #[arg(long, default_value_t = 1, value_name = "N")]
     pub threads: usize,
 }
