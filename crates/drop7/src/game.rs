@@ -118,41 +118,21 @@ fn apply_move_inline<G: Gravity, R: DiscSource, S: WaveSink>(
     } else {
         cascade::resolve(gravity, board, 1, rng, sink)
     };
-    let mut s = MoveSummary {
-        score_delta: first.points,
-        waves: first.waves,
-        ..MoveSummary::default()
-    };
-    // Without a wave the dropped disc is still there.
-    if first.waves > 0 && board.is_empty() {
-        s.score_delta += CLEAR_BONUS;
-        s.cleared_board = true;
-    }
+    let mut s = first_summary(board, first);
     pos.moves_remaining -= 1;
     if pos.moves_remaining == 0 {
-        if board.top_row_occupied() {
+        if pos.board.top_row_occupied() {
             s.terminal = Some(TerminalReason::BlockedRise);
         } else {
-            board.rise();
+            start_rise(pos, &mut s);
             rng.rise();
-            s.level_advanced = true;
-            pos.moves_remaining = DROPS_PER_LEVEL;
-            s.score_delta += LEVEL_BONUS;
             // The first cascade left the board settled.
-            let rise = cascade::resolve_after_rise(gravity, board, first.waves + 1, rng, sink);
-            s.score_delta += rise.points;
-            s.waves += rise.waves;
-            // Without a wave the new bottom row is still there.
-            if rise.waves > 0 && board.is_empty() {
-                s.score_delta += CLEAR_BONUS;
-                s.cleared_board = true;
-            }
+            let rise =
+                cascade::resolve_after_rise(gravity, &mut pos.board, first.waves + 1, rng, sink);
+            add_rise(&pos.board, &mut s, rise);
         }
     }
-    if s.terminal.is_none() && board.is_full() {
-        s.terminal = Some(TerminalReason::NoLegalColumn);
-    }
-    pos.game_over = s.terminal.is_some();
+    end_move(pos, &mut s);
     s
 }
 
