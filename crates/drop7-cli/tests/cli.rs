@@ -532,8 +532,10 @@ fn bench_engine_writes_json() {
 fn bench_names_the_machine_and_gravity_path() {
     let dir = scratch("bench-machine");
     let out = dir.join("bench.json");
-    let run = common::drop7_command()
-        .args([
+    // A quick engine bench writing its JSON to `out`.
+    let bench = || {
+        let mut c = common::drop7_command();
+        c.args([
             "bench",
             "--quick",
             "--games",
@@ -542,10 +544,10 @@ fn bench_names_the_machine_and_gravity_path() {
             "8",
         ])
         .arg("--out")
-        .arg(&out)
-        .env("DROP7_GRAVITY", "portable")
-        .output()
-        .unwrap();
+        .arg(&out);
+        c
+    };
+    let run = bench().env("DROP7_GRAVITY", "portable").output().unwrap();
     assert!(
         run.status.success(),
         "{}",
@@ -572,20 +574,7 @@ fn bench_names_the_machine_and_gravity_path() {
         assert_eq!(m["cpu"], model.as_str());
         assert!(first.starts_with(&format!("machine: {model}, ")), "{first}");
     }
-    let auto = common::drop7_command()
-        .args([
-            "bench",
-            "--quick",
-            "--games",
-            "32",
-            "--reference-games",
-            "8",
-        ])
-        .arg("--out")
-        .arg(&out)
-        .env_remove("DROP7_GRAVITY")
-        .output()
-        .unwrap();
+    let auto = bench().env_remove("DROP7_GRAVITY").output().unwrap();
     assert!(auto.status.success());
     let first = String::from_utf8(auto.stdout).unwrap();
     let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
