@@ -122,7 +122,7 @@ use crate::gravity::Gravity;
 use crate::leaf::Leaf;
 use crate::policy::COLUMN_ORDER;
 use crate::position::Position;
-use crate::strata::{StratifiedRandom, sampled_next_disc, scenario_seed};
+use crate::strata::{DISC_DOMAIN, StratifiedDraws, scenario_seed, stratified_disc};
 use crate::table::{Key, Table};
 
 /// Work between two polls of a stop flag (see [`FairSearch::set_stop`]).
@@ -363,7 +363,7 @@ impl<L: Leaf, T: Table, G: Gravity> FairSearch<L, T, G> {
     fn next_discs(&self, seed: u32) -> [u8; MAX_STRATA as usize] {
         let mut discs = [0u8; MAX_STRATA as usize];
         for s in 0..self.config.strata {
-            discs[s as usize] = sampled_next_disc(seed, s, self.config.strata);
+            discs[s as usize] = stratified_disc(seed, s, self.config.strata, DISC_DOMAIN, 0);
         }
         discs
     }
@@ -508,7 +508,7 @@ impl<L: Leaf, T: Table, G: Gravity> FairSearch<L, T, G> {
         shared: &mut Option<(Position, MoveSummary)>,
         prefix: &mut Option<MovePrefix>,
     ) -> (Position, MoveSummary) {
-        let mut rng = StratifiedRandom::new(seed, s, self.config.strata);
+        let mut rng = StratifiedDraws::new(seed, s, self.config.strata);
         let (mut child, m) = match prefix {
             Some(p) => finish_move(self.gravity, p, &mut rng, &mut ()),
             None => match begin_move(self.gravity, pos, column, settled, &mut ()) {
@@ -571,7 +571,7 @@ impl<L: Leaf, T: Table, G: Gravity> FairSearch<L, T, G> {
         let strata = self.config.strata;
         let seed = scenario_seed(&root.board, root.next_disc, root.moves_remaining, depth);
         let mut child = *root;
-        let mut rng = StratifiedRandom::new(seed, s, strata);
+        let mut rng = StratifiedDraws::new(seed, s, strata);
         let m = apply_move(
             self.gravity,
             &mut child,
@@ -587,7 +587,7 @@ impl<L: Leaf, T: Table, G: Gravity> FairSearch<L, T, G> {
         if child.game_over {
             return Ok((sd, sd + TERMINAL_UTILITY));
         }
-        child.next_disc = sampled_next_disc(seed, s, strata);
+        child.next_disc = stratified_disc(seed, s, strata, DISC_DOMAIN, 0);
         let v = if depth == 1 {
             self.stats.nodes += 1;
             self.stats.work += 1;
