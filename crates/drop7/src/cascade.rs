@@ -271,23 +271,30 @@ fn poppers_after_drop(cols: &[u32; SIZE], column: usize) -> [u32; SIZE] {
     out[column] = numbered & zero_nibbles(w ^ (h * NIBBLE_ONES));
     // The run through the new disc (elevation h, nibble h - 1) in its row.
     let shift = 4 * (h - 1);
-    // Bottom-packed: a column reaches elevation h iff its nibble h - 1 is
-    // set. Bit c of `reach`: column c does. Branch-free (the run's ends are
-    // data-dependent, so loops walking to them mispredicted often).
-    let mut reach = 0u32;
+    // The row through the new disc, one nibble a column (nibble c = the
+    // cell of column c at elevation h), gathered once; the run through
+    // `column` then comes from bit tricks instead of walks to its ends
+    // (data-dependent loops that mispredicted often).
+    let mut row = 0u32;
     for (c, &wc) in cols.iter().enumerate() {
-        reach |= u32::from(wc >> shift != 0) << c;
+        row |= ((wc >> shift) & 0xF) << (4 * c);
     }
-    // Set bits through `column` (its own bit is set): upward from it, and
-    // downward from it (counted as leading ones once it is the top bit).
-    let up = (!(reach >> column)).trailing_zeros();
-    let down = (!(reach << (31 - column))).leading_zeros();
+    // Empty cells of the row as indicator bits, column c at bit 4(c + 1),
+    // with sentinels for the walls (bit 0: column -1, bit 32: column 7).
+    let gaps = (u64::from(zero_nibbles(row)) << 4) | 1 | 1 << 32;
+    let at = 4 * (column as u32 + 1);
+    // Occupied columns from `column` up and down, itself included.
+    let up = (gaps >> at).trailing_zeros() / 4;
+    let down = (gaps << (63 - at)).leading_zeros() / 4;
     let run = up + down - 1;
-    let first = column as u32 + 1 - down;
-    let in_run = ((1u32 << run) - 1) << first;
-    for (c, o) in out.iter_mut().enumerate() {
-        let hit = ((in_run >> c) & 1) & u32::from((cols[c] >> shift) & 0xF == run);
-        *o |= hit << shift;
+    let first = 4 * (column as u32 + 1 - down);
+    let in_run = (((1u64 << (4 * run)) - 1) << first) as u32 & NIBBLE_ONES;
+    // Cells of the run equal to its length (rarely any).
+    let hits = zero_nibbles(row ^ (run * NIBBLE_ONES)) & in_run;
+    if hits != 0 {
+        for (c, o) in out.iter_mut().enumerate() {
+            *o |= ((hits >> (4 * c)) & 1) << shift;
+        }
     }
     out
 }
