@@ -260,7 +260,8 @@ pub fn is_settled(board: &Board) -> bool {
 /// First-wave poppers after a disc landed on top of `column` of a board that
 /// was settled before the drop: only the dropped column's cells (their column
 /// run grew) and the cells of the run through the new disc in its row (their
-/// row run grew) can pop; every other cell's runs are unchanged.
+/// row run grew) can pop; every other cell's runs are unchanged. The search's
+/// move prefix ([`resolve_until_reveal`]) uses this branch-free version.
 #[inline(always)]
 fn poppers_after_drop(cols: &[u32; SIZE], column: usize) -> [u32; SIZE] {
     let mut out = [0u32; SIZE];
@@ -299,6 +300,38 @@ fn poppers_after_drop(cols: &[u32; SIZE], column: usize) -> [u32; SIZE] {
     out
 }
 
+/// [`poppers_after_drop`] walking from the new disc to the ends of its row
+/// run: the game move's version ([`resolve_after_drop`], the engine path).
+/// Fewer instructions; its branches mispredict more, which costs more in the
+/// search's move prefix than in whole games.
+#[inline(always)]
+fn poppers_after_drop_walk(cols: &[u32; SIZE], column: usize) -> [u32; SIZE] {
+    let mut out = [0u32; SIZE];
+    let w = cols[column];
+    let h = word_height(w);
+    let ones = nonzero_nibbles(w);
+    let numbered = ones & !(w >> 3);
+    out[column] = numbered & zero_nibbles(w ^ (h * NIBBLE_ONES));
+    // The run through the new disc (elevation h, nibble h - 1) in its row.
+    let shift = 4 * (h - 1);
+    let mut left = column;
+    // Bottom-packed: a column reaches elevation h iff its nibble h - 1 is set.
+    while left > 0 && cols[left - 1] >> shift != 0 {
+        left -= 1;
+    }
+    let mut right = column;
+    while right + 1 < SIZE && cols[right + 1] >> shift != 0 {
+        right += 1;
+    }
+    let run = (right - left + 1) as u32;
+    for c in left..=right {
+        if (cols[c] >> shift) & 0xF == run {
+            out[c] |= 1 << shift;
+        }
+    }
+    out
+}
+
 /// Resolves the cascade on `board` starting at chain depth `depth`, drawing
 /// reveal values from `rng` and reporting each wave to `sink`. Works on any
 /// board (poppers are looked for everywhere in every wave).
@@ -326,7 +359,7 @@ pub fn resolve_after_drop<G: Gravity, R: DiscSource, S: WaveSink>(
     rng: &mut R,
     sink: &mut S,
 ) -> CascadeResult {
-    let first = poppers_after_drop(board.columns(), column);
+    let first = poppers_after_drop_walk(board.columns(), column);
     resolve_from(gravity, board, 1, first, rng, sink)
 }
 
@@ -783,6 +816,11 @@ mod tests {
                 let cols = dropped.columns();
                 assert_eq!(
                     poppers_after_drop(cols, column),
+                    poppers(cols),
+                    "{dropped:?}"
+                );
+                assert_eq!(
+                    poppers_after_drop_walk(cols, column),
                     poppers(cols),
                     "{dropped:?}"
                 );
