@@ -446,9 +446,12 @@ impl ShapeEntry {
         // [`Features::addition_cells`] and [`Features::release_cells`] with
         // the shape's planes kept.
         let [heights, runs, grays] = &self.shape_planes;
-        self.addition_cells = greater(&value, heights) | greater(&value, runs);
-        self.horizontal = greater(runs, &value) & self.run_other;
-        self.vertical = num & greater(heights, &value) & greater(&value, grays);
+        // (`b > a` is `!(a > b | a == b)`: one bit-sliced pass per pair.)
+        let (above_height, height_eq) = compare(&value, heights);
+        let (above_run, run_eq) = compare(&value, runs);
+        self.addition_cells = above_height | above_run;
+        self.horizontal = !(above_run | run_eq) & self.run_other;
+        self.vertical = num & !(above_height | height_eq) & greater(&value, grays);
         let mut cells = changed;
         while cells != 0 {
             let i = cells.trailing_zeros();
@@ -845,13 +848,20 @@ fn planes(at_least: &[u64; 9]) -> Planes {
 /// comparison, most significant plane first).
 #[inline(always)]
 fn greater(a: &Planes, b: &Planes) -> u64 {
+    compare(a, b).0
+}
+
+/// The cells where the number `a` exceeds the number `b`, and those where
+/// they are equal (a bit-sliced comparison, most significant plane first).
+#[inline(always)]
+fn compare(a: &Planes, b: &Planes) -> (u64, u64) {
     let mut gt = 0;
     let mut eq = !0;
     for j in (0..3).rev() {
         gt |= eq & a[j] & !b[j];
         eq &= !(a[j] ^ b[j]);
     }
-    gt
+    (gt, eq)
 }
 
 /// Per cell, how many cells of `cells` its column holds, as bit planes: the
