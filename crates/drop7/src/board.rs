@@ -255,20 +255,33 @@ impl Board {
         let d0 = nonzero_nibbles(c[0] ^ c[6]);
         let d1 = nonzero_nibbles(c[1] ^ c[5]);
         let d2 = nonzero_nibbles(c[2] ^ c[4]);
+        //
+        // Branch-free (which pair decides is data-dependent, and the search
+        // asks this of every sampled child): the three pairs are compared at
+        // that nibble and the first differing one selected with bit logic.
+        // A symmetric board (no pair differs) compares nibble 0 of columns 2
+        // and 4, equal: not smaller.
         let any = d0 | d1 | d2;
-        if any == 0 {
-            return false;
+        let shift = 31 - (any | 1).leading_zeros();
+        let nib = |w: u32| (w >> shift) & 0xF;
+        let lt0 = nib(c[6]) < nib(c[0]);
+        let lt1 = nib(c[5]) < nib(c[1]);
+        let lt2 = nib(c[4]) < nib(c[2]);
+        let h0 = (d0 >> shift) & 1 != 0;
+        let h1 = (d1 >> shift) & 1 != 0;
+        (h0 & lt0) | (!h0 & h1 & lt1) | (!h0 & !h1 & lt2)
+    }
+
+    /// [`Board::mirrored`] if `mirror`, else the board itself, without a
+    /// branch (a select per column).
+    #[inline(always)]
+    pub fn mirrored_if(&self, mirror: bool) -> Board {
+        let mask = 0u32.wrapping_sub(u32::from(mirror));
+        let mut cols = self.cols;
+        for (c, w) in cols.iter_mut().enumerate() {
+            *w = (self.cols[c] & !mask) | (self.cols[SIZE - 1 - c] & mask);
         }
-        let shift = 31 - any.leading_zeros();
-        let bit = 1u32 << shift;
-        let pair = if d0 & bit != 0 {
-            0
-        } else if d1 & bit != 0 {
-            1
-        } else {
-            2
-        };
-        (c[SIZE - 1 - pair] >> shift) & 0xF < (c[pair] >> shift) & 0xF
+        Board { cols }
     }
 }
 
@@ -453,8 +466,16 @@ mod mirror_tests {
                 cols[6] = cols[0];
                 cols[5] = cols[1];
             }
+            if x.is_multiple_of(7) {
+                // Symmetric boards too.
+                cols[6] = cols[0];
+                cols[5] = cols[1];
+                cols[4] = cols[2];
+            }
             let b = Board::from_columns(cols);
             assert_eq!(b.mirror_is_smaller(), plain(&b), "{b:?}");
+            assert_eq!(b.mirrored_if(false), b);
+            assert_eq!(b.mirrored_if(true), b.mirrored());
         }
     }
 }

@@ -271,20 +271,23 @@ fn poppers_after_drop(cols: &[u32; SIZE], column: usize) -> [u32; SIZE] {
     out[column] = numbered & zero_nibbles(w ^ (h * NIBBLE_ONES));
     // The run through the new disc (elevation h, nibble h - 1) in its row.
     let shift = 4 * (h - 1);
-    let mut left = column;
-    // Bottom-packed: a column reaches elevation h iff its nibble h - 1 is set.
-    while left > 0 && cols[left - 1] >> shift != 0 {
-        left -= 1;
+    // Bottom-packed: a column reaches elevation h iff its nibble h - 1 is
+    // set. Bit c of `reach`: column c does. Branch-free (the run's ends are
+    // data-dependent, so loops walking to them mispredicted often).
+    let mut reach = 0u32;
+    for (c, &wc) in cols.iter().enumerate() {
+        reach |= u32::from(wc >> shift != 0) << c;
     }
-    let mut right = column;
-    while right + 1 < SIZE && cols[right + 1] >> shift != 0 {
-        right += 1;
-    }
-    let run = (right - left + 1) as u32;
-    for c in left..=right {
-        if (cols[c] >> shift) & 0xF == run {
-            out[c] |= 1 << shift;
-        }
+    // Set bits through `column` (its own bit is set): upward from it, and
+    // downward from it (counted as leading ones once it is the top bit).
+    let up = (!(reach >> column)).trailing_zeros();
+    let down = (!(reach << (31 - column))).leading_zeros();
+    let run = up + down - 1;
+    let first = column as u32 + 1 - down;
+    let in_run = ((1u32 << run) - 1) << first;
+    for (c, o) in out.iter_mut().enumerate() {
+        let hit = ((in_run >> c) & 1) & u32::from((cols[c] >> shift) & 0xF == run);
+        *o |= hit << shift;
     }
     out
 }
@@ -455,12 +458,18 @@ fn finish_wave<G: Gravity, R: DiscSource, S: WaveSink>(
     result.points += points;
     result.waves += 1;
     // The popped cells are the only holes (the board was bottom-packed).
+    remove_popped(gravity, cols, pop);
+    poppers(cols)
+}
+
+/// Gravity after a wave: the popped cells `pop` fall out of every column.
+#[inline(always)]
+fn remove_popped<G: Gravity>(gravity: G, cols: &mut [u32; SIZE], pop: &[u32; SIZE]) {
     for c in 0..SIZE {
-        if pop[c] != 0 {
+        if G::REMOVE_UNCONDITIONALLY || pop[c] != 0 {
             cols[c] = gravity.remove(cols[c], pop[c]);
         }
     }
-    poppers(cols)
 }
 
 /// Which first-wave popper rule a cascade starts with (see [`resolve`],
@@ -608,11 +617,7 @@ fn pause<G: Gravity>(
             }
         }
     }
-    for c in 0..SIZE {
-        if pop[c] != 0 {
-            cols[c] = gravity.remove(cols[c], pop[c]);
-        }
-    }
+    remove_popped(gravity, cols, pop);
     let runs = row_runs(cols);
     let mut run = [0u32; SIZE];
     let mut height = [0u32; SIZE];
@@ -739,6 +744,45 @@ mod tests {
             let b = Board::from_columns(cols);
             assert_eq!(poppers(b.columns()), plain_poppers(&b), "{b:?}");
         }
+    }
+
+    #[test]
+    fn poppers_after_drop_match_poppers_on_settled_boards() {
+        use crate::gravity::Portable;
+        use crate::rng::Mulberry32;
+        let mut rng = Mulberry32::new(0x5EED_D709);
+        let mut checked = 0;
+        for _ in 0..100_000 {
+            let mut cols = [0u32; SIZE];
+            for w in &mut cols {
+                let h = rng.next_bits() % 7;
+                for k in 0..h {
+                    let v = match rng.next_bits() % 10 {
+                        8 | 9 => 8 + (rng.next_bits() & 1),
+                        _ => 1 + rng.next_bits() % 7,
+                    };
+                    *w |= v << (4 * k);
+                }
+            }
+            let mut b = Board::from_columns(cols);
+            resolve(Portable, &mut b, 1, &mut rng, &mut ());
+            assert!(is_settled(&b));
+            for column in 0..SIZE {
+                if !b.is_legal(column) {
+                    continue;
+                }
+                let disc = 1 + (rng.next_bits() % 7) as u8;
+                let dropped = b.with_drop(column, disc);
+                let cols = dropped.columns();
+                assert_eq!(
+                    poppers_after_drop(cols, column),
+                    poppers(cols),
+                    "{dropped:?}"
+                );
+                checked += 1;
+            }
+        }
+        assert!(checked > 100_000);
     }
 
     #[test]

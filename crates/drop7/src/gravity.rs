@@ -31,6 +31,10 @@ pub trait Gravity: Copy + Send + Sync + fmt::Debug + 'static {
     /// are the column's only holes. Equals [`Gravity::compact`] of `w` with
     /// those nibbles cleared (test: `remove_is_compact_of_cleared`).
     fn remove(self, w: u32, popped: u32) -> u32;
+    /// Whether [`Gravity::remove`] costs the same with nothing popped: a wave
+    /// then removes on every column without testing which lost a cell (a
+    /// data-dependent branch, often mispredicted).
+    const REMOVE_UNCONDITIONALLY: bool = false;
     /// Short name used in reports: `"bmi2"` or `"portable"`.
     const NAME: &'static str;
 }
@@ -101,6 +105,8 @@ impl Bmi2 {
 
 impl Gravity for Bmi2 {
     const NAME: &'static str = "bmi2";
+    /// One `PEXT` whatever the mask (an all-ones mask keeps the word).
+    const REMOVE_UNCONDITIONALLY: bool = true;
     #[inline(always)]
     fn compact(self, w: u32) -> u32 {
         let mask = nonzero_nibbles(w) * 0xF;

@@ -122,7 +122,7 @@ use crate::gravity::Gravity;
 use crate::leaf::Leaf;
 use crate::policy::COLUMN_ORDER;
 use crate::position::Position;
-use crate::strata::{StratifiedRandom, sampled_next_disc, scenario_seed};
+use crate::strata::{DISC_DOMAIN, StratifiedDraws, scenario_seed, stratified_disc};
 use crate::table::{Key, Table};
 
 /// Work between two polls of a stop flag (see [`FairSearch::set_stop`]).
@@ -167,12 +167,10 @@ type RootResult = (usize, [Option<f64>; 7], [Option<f64>; 7]);
 /// §3.5); returns whether it did.
 #[inline(always)]
 pub fn canonicalize(board: &mut Board) -> bool {
-    if board.mirror_is_smaller() {
-        *board = board.mirrored();
-        true
-    } else {
-        false
-    }
+    // Branch-free: half the sampled children mirror, unpredictably.
+    let mirror = board.mirror_is_smaller();
+    *board = board.mirrored_if(mirror);
+    mirror
 }
 
 /// The fair expectimax search, generic over the leaf `L`, the transposition
@@ -363,7 +361,7 @@ impl<L: Leaf, T: Table, G: Gravity> FairSearch<L, T, G> {
     fn next_discs(&self, seed: u32) -> [u8; MAX_STRATA as usize] {
         let mut discs = [0u8; MAX_STRATA as usize];
         for s in 0..self.config.strata {
-            discs[s as usize] = sampled_next_disc(seed, s, self.config.strata);
+            discs[s as usize] = stratified_disc(seed, s, self.config.strata, DISC_DOMAIN, 0);
         }
         discs
     }
@@ -405,12 +403,14 @@ impl<L: Leaf, T: Table, G: Gravity> FairSearch<L, T, G> {
 
     /// Chance node `evaluateAction` (search.md §1.2): `(value, expected score)`.
     ///
-    /// A move that draws no reveal value is the same move in every sample, so
-    /// it is played once and its afterstate reused; when the children are
-    /// leaves, the leaf's next-disc-independent part is computed once too.
-    /// Every sample still counts its move, node and leaf, and the budget is
-    /// checked at the same points, so values and counters are those of the
-    /// sample-by-sample definition.
+    /// The move is played once up to its first reveal (search.md §3.2: the
+    /// reveal draws are a move's only randomness). A move that draws no
+    /// reveal value is the same move in every sample, so its afterstate is
+    /// reused ([`Self::chance_shared`]); one that reveals is finished per
+    /// sample from that prefix ([`Self::chance_paused`]). Every sample still
+    /// counts its move, node and leaf, and the budget is checked at the same
+    /// points, so values and counters are those of the sample-by-sample
+    /// definition.
     #[inline]
     fn chance(
         &mut self,
@@ -421,20 +421,109 @@ impl<L: Leaf, T: Table, G: Gravity> FairSearch<L, T, G> {
         seed: u32,
         discs: &[u8; 32],
     ) -> Step<(f64, f64)> {
+        // Sample 0's budget check (the loops check the others).
+        self.check_budget()?;
+        match begin_move(self.gravity, pos, column, settled, &mut ()) {
+            MoveStart::Done(mut child, m) => {
+                canonicalize(&mut child.board);
+                self.chance_shared(&child, &m, depth, discs)
+            }
+            MoveStart::Paused(prefix) => self.chance_paused(&prefix, depth, seed, discs),
+        }
+    }
+
+    /// [`Self::chance`] of a move without reveals: canonical afterstate
+    /// `after` and summary `m` in every sample. When the children are leaves,
+    /// the leaf's next-disc-independent part is computed once too.
+    #[inline(always)]
+    fn chance_shared(
+        &mut self,
+        after: &Position,
+        m: &MoveSummary,
+        depth: u32,
+        discs: &[u8; 32],
+    ) -> Step<(f64, f64)> {
         let strata = self.config.strata;
         let mut value = 0.0f64;
         let mut expected = 0.0f64;
-        // The canonical afterstate and summary of a move without reveals.
-        let mut shared: Option<(Position, MoveSummary)> = None;
-        // A move with reveals, played up to its first reveal.
-        let mut prefix: Option<MovePrefix> = None;
+        let sd = m.score_delta as f64;
         let mut shared_leaf: Option<L::Partial> = None;
         for s in 0..strata {
-            self.check_budget()?;
-            let (mut child, m) = match shared {
-                Some(played) => played,
-                None => self.sample_move(pos, column, settled, seed, s, &mut shared, &mut prefix),
+            if s > 0 {
+                self.check_budget()?;
+            }
+            self.stats.work += 1;
+            self.stats.move_calls += 1;
+            expected += sd;
+            if after.game_over {
+                value += sd + TERMINAL_UTILITY;
+                continue;
+            }
+            let mut child = *after;
+            child.next_disc = discs[s as usize];
+            let v = if depth == 1 {
+                // The child is a max node at remaining depth 0: a leaf.
+                self.stats.nodes += 1;
+                self.check_budget()?;
+                self.stats.work += 1;
+                self.stats.leaf_calls += 1;
+                let partial = match shared_leaf {
+                    Some(p) => p,
+                    None => {
+                        *shared_leaf.insert(self.leaf.partial_cached(&mut self.leaf_cache, &child))
+                    }
+                };
+                let v = self.leaf.finish(&partial, child.next_disc);
+                // The remaining samples play the same move into the same
+                // afterstate: when no budget check among their 2 per sample
+                // can fire (checks at work w, w+1, …, w+2r-1, all below the
+                // poll point), finish them in one tight loop, adding in
+                // sample order (same sums, bit for bit) and counting their
+                // moves, nodes, leaves and work in bulk.
+                let rest = strata - s - 1;
+                if rest > 0 && self.stats.work + 2 * u64::from(rest) <= self.poll_at.get() {
+                    value += sd + v;
+                    for &disc in &discs[(s + 1) as usize..strata as usize] {
+                        expected += sd;
+                        value += sd + self.leaf.finish(&partial, disc);
+                    }
+                    let rest = u64::from(rest);
+                    self.stats.work += 2 * rest;
+                    self.stats.move_calls += rest;
+                    self.stats.nodes += rest;
+                    self.stats.leaf_calls += rest;
+                    break;
+                }
+                v
+            } else {
+                self.max_node(&child, depth - 1)?
             };
+            value += sd + v;
+        }
+        let n = f64::from(strata);
+        Ok((value / n, expected / n))
+    }
+
+    /// [`Self::chance`] of a move that reveals: each sample finishes the
+    /// move from `prefix` with its own reveal draws.
+    #[inline(always)]
+    fn chance_paused(
+        &mut self,
+        prefix: &MovePrefix,
+        depth: u32,
+        seed: u32,
+        discs: &[u8; 32],
+    ) -> Step<(f64, f64)> {
+        let strata = self.config.strata;
+        let mut value = 0.0f64;
+        let mut expected = 0.0f64;
+        for s in 0..strata {
+            if s > 0 {
+                self.check_budget()?;
+            }
+            let mut rng = StratifiedDraws::new(seed, s, strata);
+            let (mut child, m) = finish_move(self.gravity, prefix, &mut rng, &mut ());
+            canonicalize(&mut child.board);
             self.stats.work += 1;
             self.stats.move_calls += 1;
             let sd = m.score_delta as f64;
@@ -445,44 +534,12 @@ impl<L: Leaf, T: Table, G: Gravity> FairSearch<L, T, G> {
             }
             child.next_disc = discs[s as usize];
             let v = if depth == 1 {
-                // The child is a max node at remaining depth 0: a leaf.
                 self.stats.nodes += 1;
                 self.check_budget()?;
                 self.stats.work += 1;
                 self.stats.leaf_calls += 1;
-                if shared.is_some() {
-                    let partial = match shared_leaf {
-                        Some(p) => p,
-                        None => *shared_leaf
-                            .insert(self.leaf.partial_cached(&mut self.leaf_cache, &child)),
-                    };
-                    let v = self.leaf.finish(&partial, child.next_disc);
-                    // The remaining samples play the same move into the
-                    // same afterstate: when no budget check among their
-                    // 2 per sample can fire (checks at work w, w+1, …,
-                    // w+2r-1, all below the poll point), finish them in one
-                    // tight loop, adding in sample order (same sums, bit
-                    // for bit) and counting their moves, nodes, leaves and
-                    // work in bulk.
-                    let rest = strata - s - 1;
-                    if rest > 0 && self.stats.work + 2 * u64::from(rest) <= self.poll_at.get() {
-                        value += sd + v;
-                        for &disc in &discs[(s + 1) as usize..strata as usize] {
-                            expected += sd;
-                            value += sd + self.leaf.finish(&partial, disc);
-                        }
-                        let rest = u64::from(rest);
-                        self.stats.work += 2 * rest;
-                        self.stats.move_calls += rest;
-                        self.stats.nodes += rest;
-                        self.stats.leaf_calls += rest;
-                        break;
-                    }
-                    v
-                } else {
-                    let partial = self.leaf.partial_cached(&mut self.leaf_cache, &child);
-                    self.leaf.finish(&partial, child.next_disc)
-                }
+                let partial = self.leaf.partial_cached(&mut self.leaf_cache, &child);
+                self.leaf.finish(&partial, child.next_disc)
             } else {
                 self.max_node(&child, depth - 1)?
             };
@@ -490,40 +547,6 @@ impl<L: Leaf, T: Table, G: Gravity> FairSearch<L, T, G> {
         }
         let n = f64::from(strata);
         Ok((value / n, expected / n))
-    }
-
-    /// Sample `s`'s move of a chance node, canonical: the first call plays the
-    /// move up to its first reveal and keeps it in `shared` (no reveal: the
-    /// same move for every sample) or `prefix` (finished here with each
-    /// sample's reveal draws), so the draw-free part is played once.
-    #[inline(always)]
-    #[allow(clippy::too_many_arguments)]
-    fn sample_move(
-        &self,
-        pos: &Position,
-        column: usize,
-        settled: bool,
-        seed: u32,
-        s: u32,
-        shared: &mut Option<(Position, MoveSummary)>,
-        prefix: &mut Option<MovePrefix>,
-    ) -> (Position, MoveSummary) {
-        let mut rng = StratifiedRandom::new(seed, s, self.config.strata);
-        let (mut child, m) = match prefix {
-            Some(p) => finish_move(self.gravity, p, &mut rng, &mut ()),
-            None => match begin_move(self.gravity, pos, column, settled, &mut ()) {
-                MoveStart::Done(mut child, m) => {
-                    canonicalize(&mut child.board);
-                    *shared = Some((child, m));
-                    return (child, m);
-                }
-                MoveStart::Paused(p) => {
-                    finish_move(self.gravity, prefix.insert(p), &mut rng, &mut ())
-                }
-            },
-        };
-        canonicalize(&mut child.board);
-        (child, m)
     }
 
     /// The leaf, table, gravity path and configuration.
@@ -571,7 +594,7 @@ impl<L: Leaf, T: Table, G: Gravity> FairSearch<L, T, G> {
         let strata = self.config.strata;
         let seed = scenario_seed(&root.board, root.next_disc, root.moves_remaining, depth);
         let mut child = *root;
-        let mut rng = StratifiedRandom::new(seed, s, strata);
+        let mut rng = StratifiedDraws::new(seed, s, strata);
         let m = apply_move(
             self.gravity,
             &mut child,
@@ -587,7 +610,7 @@ impl<L: Leaf, T: Table, G: Gravity> FairSearch<L, T, G> {
         if child.game_over {
             return Ok((sd, sd + TERMINAL_UTILITY));
         }
-        child.next_disc = sampled_next_disc(seed, s, strata);
+        child.next_disc = stratified_disc(seed, s, strata, DISC_DOMAIN, 0);
         let v = if depth == 1 {
             self.stats.nodes += 1;
             self.stats.work += 1;

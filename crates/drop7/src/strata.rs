@@ -89,6 +89,68 @@ impl DiscSource for StratifiedRandom {
     }
 }
 
+/// `unit_to_disc(stratified_unit(seed, sample, count, domain, event))`, the
+/// stratified disc, with a shortcut for 7 strata: the disc is then the
+/// stratum plus one, whatever the jitter, so neither the jitter's hash nor
+/// the floating point is needed (and `% 7` is a multiply, not a division).
+///
+/// Why: the unit is `(s + j) / 7` with stratum `s` in 0..7 and jitter `j` a
+/// multiple of 2^-32 in `[0, 1)`; `s + j` is exact (35 bits), and the
+/// division and the product by 7 each round by at most half an ulp, a
+/// relative error below 2^-52, i.e. below 8 · 2^-52 absolute, far below the
+/// 2^-32 between `s + j` and an integer unless `j = 0`. For `j = 0`,
+/// `s / 7 * 7 == s` exactly for every `s` in 0..7 (checked by a test). So
+/// `floor(unit * 7) = s`. `sample < count` as everywhere in the search.
+#[inline(always)]
+pub fn stratified_disc(seed: u32, sample: u32, count: u32, domain: u32, event: u32) -> u8 {
+    if count == 7 {
+        let event_seed =
+            mix32(seed ^ domain ^ event.wrapping_add(1).wrapping_mul(DEPTH_MULTIPLIER));
+        ((sample + event_seed % 7) % 7) as u8 + 1
+    } else {
+        unit_to_disc(stratified_unit(seed, sample, count, domain, event))
+    }
+}
+
+/// [`StratifiedRandom`]'s draws through [`stratified_disc`] (the 7-strata
+/// shortcut): the source of the fast search's reveal values. Same draws as
+/// `StratifiedRandom::new(seed, sample, count)`.
+#[derive(Clone, Copy, Debug)]
+pub struct StratifiedDraws {
+    seed: u32,
+    sample: u32,
+    count: u32,
+    event: u32,
+}
+
+impl StratifiedDraws {
+    /// Sample `sample` (below `count`) of the chance node with scenario seed `seed`.
+    #[inline(always)]
+    pub const fn new(seed: u32, sample: u32, count: u32) -> StratifiedDraws {
+        StratifiedDraws {
+            seed,
+            sample,
+            count,
+            event: 0,
+        }
+    }
+}
+
+impl DiscSource for StratifiedDraws {
+    #[inline(always)]
+    fn draw_disc(&mut self) -> u8 {
+        let d = stratified_disc(
+            self.seed,
+            self.sample,
+            self.count,
+            REVEAL_DOMAIN,
+            self.event,
+        );
+        self.event += 1;
+        d
+    }
+}
+
 /// `scenarioSeedForState` over row-major cells (search.md §3.3).
 pub fn scenario_seed_cells(cells: &Cells, next_disc: u8, moves_remaining: u8, depth: u32) -> u32 {
     let mut h = FNV_OFFSET;
@@ -150,6 +212,51 @@ mod tests {
                     seen[unit_to_disc(u) as usize] = true;
                 }
                 assert!(seen[1..].iter().all(|&x| x));
+            }
+        }
+    }
+
+    #[test]
+    fn seven_strata_disc_is_the_stratum() {
+        // The jitter-0 case of the shortcut's argument, exactly.
+        for s in 0..7u32 {
+            assert_eq!(unit_to_disc(f64::from(s) / 7.0), s as u8 + 1);
+            // The extreme jitters too.
+            for j in [2f64.powi(-32), 1.0 - 2f64.powi(-32)] {
+                assert_eq!(unit_to_disc((f64::from(s) + j) / 7.0), s as u8 + 1);
+            }
+        }
+    }
+
+    #[test]
+    fn stratified_disc_matches_definition() {
+        let mut x = 0x1234_5678u32;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            x
+        };
+        for count in [1u32, 2, 3, 5, 7, 8, 13, 32] {
+            for _ in 0..100_000 {
+                let (seed, event) = (next(), next() % 64);
+                let sample = next() % count;
+                for domain in [REVEAL_DOMAIN, DISC_DOMAIN] {
+                    let want = unit_to_disc(stratified_unit(seed, sample, count, domain, event));
+                    assert_eq!(stratified_disc(seed, sample, count, domain, event), want);
+                }
+            }
+        }
+        // Whole sources, as the search draws them.
+        for seed in [0u32, 1, 0xFFFF_FFFF, 0xA527_0000] {
+            for count in [5u32, 7] {
+                for sample in 0..count {
+                    let mut a = StratifiedRandom::new(seed, sample, count);
+                    let mut b = StratifiedDraws::new(seed, sample, count);
+                    for _ in 0..50 {
+                        assert_eq!(a.draw_disc(), b.draw_disc());
+                    }
+                }
             }
         }
     }
