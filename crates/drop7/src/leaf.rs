@@ -205,10 +205,12 @@ fn dot_prefix(t: &[f64; TERM_COUNT]) -> f64 {
 // Shape cache
 // ---------------------------------------------------------------------------
 
-/// Slots of a [`ShapeCache`] (a power of two). An entry is about 2.5 KB;
-/// 1,024 slots (about 2.5 MB) miss on about 14% of the partials of a d4s7
-/// decision against about 30% with 64 (root 15 of the benchmark roots), and
-/// a load only clears the entries its old board wrote.
+/// Slots of a [`ShapeCache`] (a power of two). An entry is about 1.7 KB
+/// (additions as 2-byte [`ADDITION`] indices, no per-cell joint totals);
+/// 1,024 slots (about 1.7 MB) miss on about 14% of the partials of a d4s7
+/// decision against about 30% with 64 (root 15 of the benchmark roots).
+/// With 256 slots cachegrind counts fewer simulated 2 MB-cache misses but
+/// more instructions, about 2.5% more modelled cycles in all (root 15).
 const SHAPE_SLOTS: usize = 1024;
 
 /// A shape key: columns 2k and 2k + 1 in word k (low and high half), and
@@ -252,8 +254,8 @@ struct ShapeEntry {
     /// The shape ([`shape_key`]); all zero (no position has it) when unused.
     key: ShapeKey,
     /// The board's features after [`Features::compute_releases`]: `addition`
-    /// holds its additions, `total` its releases, `joint` and `exposure`
-    /// theirs; `value` is not kept up to date (the variants read `cols`).
+    /// holds its additions, `total` its releases, `exposure` the
+    /// contributions of its exposed grays.
     features: Features,
     /// The numbered cells whose addition can be non-zero
     /// ([`Features::addition_cells`]) and those that can have a horizontal
@@ -266,8 +268,9 @@ struct ShapeEntry {
     /// Functions of the shape: the numbered cells whose horizontal run holds
     /// another numbered cell ([`run_has_other`]), …
     run_other: u64,
-    /// … the grays per column, …
-    column_grays: [u32; 8],
+    /// … the column heights, horizontal run lengths and grays per column
+    /// as bit planes (see [`planes`] and [`column_counts`]), …
+    shape_planes: [Planes; 3],
     /// … the exposed grays and those with three or more numbered neighbours
     /// ([`Features::exposed_grays`]), …
     exposed: (u64, u64),
@@ -297,9 +300,10 @@ struct ShapeTerms {
 /// that differ in a few numbers (the samples of a gray reveal, one column
 /// played with different next discs); for those only the additions of the
 /// cells whose number changed, and the releases in their rows and columns,
-/// are recomputed (the changed cells come from the column words, the masks
-/// of the cells that can have an addition or a release are updated cell by
-/// cell, and the terms that depend on the shape alone are kept). Every
+/// are recomputed (the changed cells come from the value bit planes, the
+/// masks of the cells that can have an addition or a release are recomputed
+/// from them with the shape's planes, branch-free, and the terms that
+/// depend on the shape alone are kept). Every
 /// per-cell value is the same function of the same
 /// inputs and every sum is redone in row-major order, so the partial is
 /// bit-identical to [`Leaf::partial`] (tests: `tests/leaf_gate.rs`).
@@ -318,7 +322,7 @@ impl Default for ShapeCache {
             horizontal: 0,
             vertical: 0,
             run_other: 0,
-            column_grays: [0; 8],
+            shape_planes: [[0; 3]; 3],
             exposed: (0, 0),
             shape: ShapeTerms::default(),
             partial: FairPartial {
@@ -364,23 +368,15 @@ impl ShapeEntry {
     fn load(&mut self, key: ShapeKey, pos: &Position) -> FairPartial {
         self.key = key;
         let f = &mut self.features;
-        // Back to all zeros without rewriting the whole arrays: the old
-        // board's non-zero entries lie in these masks (a variant writes a
-        // cell's addition or release only as 0.0 outside them).
-        let old = [
-            self.addition_cells,
-            self.horizontal | self.vertical,
-            f.next_to_gray(),
-            self.exposed.0,
-        ];
-        for (array, mut cells) in [&mut f.addition, &mut f.total, &mut f.joint, &mut f.exposure]
-            .into_iter()
-            .zip(old)
-        {
-            while cells != 0 {
-                array[cells.trailing_zeros() as usize & 63] = 0.0;
-                cells &= cells - 1;
-            }
+        // Back to all zeros: `addition` whole (two cache lines), `total`
+        // at the old board's release cells (a variant writes a cell's
+        // release only as 0.0 outside them); `exposure` is only ever read
+        // at the exposed grays, which the load writes.
+        f.addition = [0; 64];
+        let mut cells = self.horizontal | self.vertical;
+        while cells != 0 {
+            f.total[cells.trailing_zeros() as usize & 63] = 0.0;
+            cells &= cells - 1;
         }
         f.set_board(&pos.board);
         let covered_height_risk = f.covered_height_risk();
@@ -389,15 +385,15 @@ impl ShapeEntry {
         let direct_potential = f.compute_additions();
         (self.horizontal, self.vertical) = f.release_cells();
         let latent_chain_potential = f.compute_releases();
-        f.compute_joint(f.next_to_gray());
         let exposed = f.exposed_grays();
         f.compute_exposure(exposed.0, exposed.1);
         self.exposed = exposed;
         self.run_other = run_has_other(f.num, f.occ);
-        self.column_grays = [0; 8];
-        for (c, g) in self.column_grays.iter_mut().enumerate().take(SIZE) {
-            *g = count_bytes(f.gray >> c & COLUMN_0);
-        }
+        self.shape_planes = [
+            planes(&f.height_at_least),
+            planes(&f.run_at_least),
+            column_counts(f.gray),
+        ];
         let t = f.terms_from(
             [
                 covered_height_risk,
@@ -429,50 +425,52 @@ impl ShapeEntry {
     fn variant(&mut self, board: &Board) -> FairPartial {
         let f = &mut self.features;
         let words = board.columns();
-        // The cells whose number changed (same shape: numbered cells only),
-        // from the column words nibble by nibble.
-        let mut changed = 0u64;
-        for (c, (&new, old)) in words.iter().zip(f.cols.iter_mut()).enumerate() {
-            let mut diff = new ^ *old;
-            *old = new;
-            while diff != 0 {
-                let k = diff.trailing_zeros() / 4;
-                diff &= !(0xF << (4 * k));
-                changed |= 1u64 << (8 * (6 - k) + c as u32);
-            }
-        }
+        // The cells whose number changed (same shape: the numbered cells,
+        // grays and empty cells are the same), from the value bit planes.
+        let [p0, p1, p2, _] = bit_planes(words);
+        let num = f.num;
+        let value = [p0 & num, p1 & num, p2 & num];
+        let changed = (value[0] ^ f.value[0]) | (value[1] ^ f.value[1]) | (value[2] ^ f.value[2]);
         if changed == 0 {
             return self.partial;
         }
+        f.cols[..SIZE].copy_from_slice(words);
+        f.value = value;
+        f.ones = num & p0 & !(p1 | p2);
+        f.twos = num & p1 & !(p0 | p2);
         // §9.4: an addition is a function of the cell's number and the
-        // shape, so only the changed cells' additions change; so does their
-        // membership in the masks of the cells that can have an addition or
-        // a release. The releases that read a changed addition: the
-        // horizontal ones in a changed cell's run, the vertical ones in its
-        // column.
-        let mut stale = changed;
+        // shape, so only the changed cells' additions change (for a cell
+        // outside `addition_cells` `addition_index` is 0, the exact 0.0 the
+        // passes leave there); the masks of the cells that
+        // can have an addition or a release are those of
+        // [`Features::addition_cells`] and [`Features::release_cells`] with
+        // the shape's planes kept.
+        let [heights, runs, grays] = &self.shape_planes;
+        // (`b > a` is `!(a > b | a == b)`: one bit-sliced pass per pair.)
+        let (above_height, height_eq) = compare(&value, heights);
+        let (above_run, run_eq) = compare(&value, runs);
+        self.addition_cells = above_height | above_run;
+        self.horizontal = !(above_run | run_eq) & self.run_other;
+        self.vertical = num & !(above_height | height_eq) & greater(&value, grays);
         let mut cells = changed;
         while cells != 0 {
             let i = cells.trailing_zeros();
             cells &= cells - 1;
-            let bit = 1u64 << i;
-            let v = f.code(i);
-            let col = (i % 8) as usize;
-            let height = f.h[col];
-            let (start, end) = f.hrun(i);
-            let run = end - start + 1;
-            f.ones = f.ones & !bit | if v == 1 { bit } else { 0 };
-            f.twos = f.twos & !bit | if v == 2 { bit } else { 0 };
-            let addable = v > height || v > run;
-            self.addition_cells = self.addition_cells & !bit | if addable { bit } else { 0 };
-            let horizontal = run > v && self.run_other & bit != 0;
-            self.horizontal = self.horizontal & !bit | if horizontal { bit } else { 0 };
-            let vertical = height > v && v > self.column_grays[col];
-            self.vertical = self.vertical & !bit | if vertical { bit } else { 0 };
-            f.addition[i as usize & 63] = if addable { f.addition_at(i) } else { 0.0 };
-            let run_cells = u64::from(span(start, end)) << (8 * (i / 8));
-            stale |= (run_cells & self.horizontal) | ((COLUMN_0 << col) & self.vertical);
+            f.addition[i as usize & 63] = f.addition_index(i);
         }
+        // The releases that read a changed addition: the horizontal ones in
+        // a changed cell's run (the occupied cells joined to it in its row),
+        // the vertical ones in its column.
+        let occ = f.occ;
+        let mut run_cells = changed;
+        for _ in 1..SIZE {
+            run_cells |= ((run_cells << 1) | (run_cells >> 1)) & occ;
+        }
+        let mut columns = changed | changed >> 32;
+        columns |= columns >> 16;
+        columns |= columns >> 8;
+        let columns = (columns & 0x7F).wrapping_mul(COLUMN_0);
+        let stale = changed | (run_cells & self.horizontal) | (columns & self.vertical);
         let (addition_cells, horizontal, vertical) =
             (self.addition_cells, self.horizontal, self.vertical);
         let mut direct_potential = 0.0;
@@ -480,21 +478,19 @@ impl ShapeEntry {
         while cells != 0 {
             let i = cells.trailing_zeros() as usize & 63;
             cells &= cells - 1;
-            direct_potential += f.addition[i];
+            direct_potential += f.addition(i);
         }
         // §9.5: a release reads the cell's number and the additions of the
         // other numbered cells of its run (horizontal) and column
         // (vertical): only the changed cells and the `stale` ones can change.
         let release_cells = horizontal | vertical;
+        // (`release_at` of a cell outside `release_cells` is `union(0.0,
+        // 0.0)`, the exact 0.0 the passes leave there.)
         let mut cells = stale;
         while cells != 0 {
             let i = cells.trailing_zeros();
             cells &= cells - 1;
-            f.total[i as usize & 63] = if release_cells >> i & 1 == 1 {
-                f.release_at(i, horizontal, vertical)
-            } else {
-                0.0
-            };
+            f.total[i as usize & 63] = f.release_at(i, horizontal, vertical);
         }
         let mut latent_chain_potential = 0.0;
         let mut cells = release_cells;
@@ -504,7 +500,6 @@ impl ShapeEntry {
             latent_chain_potential += f.total[i];
         }
         let joint = stale & f.next_to_gray();
-        f.compute_joint(joint);
         // §9.8: a gray's exposure reads the joint totals of its neighbours.
         let (exposed, three_or_more) = self.exposed;
         let near = (joint << 8) | (joint >> 8) | (joint << 1) | (joint >> 1);
@@ -551,6 +546,20 @@ const READY: [f64; 64] = {
     while cost < 64 {
         t[cost] = f64::from_bits((1024 - cost as u64) << 52);
         cost += 1;
+    }
+    t
+};
+
+/// `ADDITION[8 * a + b]` = `union(READY[a], READY[b])`: the §9.4 addition
+/// of a cell whose horizontal and vertical additions are `READY[a]` and
+/// `READY[b]`, by the same operations as [`union`] (a compile-time IEEE
+/// evaluation rounds like the run-time one), so bit-identical to them.
+const ADDITION: [f64; 512] = {
+    let mut t = [0.0; 512];
+    let mut k = 0;
+    while k < 512 {
+        t[k] = union(READY[k / 8], READY[k % 8]);
+        k += 1;
     }
     t
 };
@@ -711,7 +720,7 @@ fn span(lo: u32, hi: u32) -> u32 {
 
 /// `union(a, b) = 1 - (1 - a)(1 - b)`, in exactly this order (search.md §9.2).
 #[inline(always)]
-fn union(a: f64, b: f64) -> f64 {
+const fn union(a: f64, b: f64) -> f64 {
     1.0 - (1.0 - a) * (1.0 - b)
 }
 
@@ -839,13 +848,20 @@ fn planes(at_least: &[u64; 9]) -> Planes {
 /// comparison, most significant plane first).
 #[inline(always)]
 fn greater(a: &Planes, b: &Planes) -> u64 {
+    compare(a, b).0
+}
+
+/// The cells where the number `a` exceeds the number `b`, and those where
+/// they are equal (a bit-sliced comparison, most significant plane first).
+#[inline(always)]
+fn compare(a: &Planes, b: &Planes) -> (u64, u64) {
     let mut gt = 0;
     let mut eq = !0;
     for j in (0..3).rev() {
         gt |= eq & a[j] & !b[j];
         eq &= !(a[j] ^ b[j]);
     }
-    gt
+    (gt, eq)
 }
 
 /// Per cell, how many cells of `cells` its column holds, as bit planes: the
@@ -939,18 +955,16 @@ struct Features {
     height_at_least: [u64; 9],
     /// `run_at_least[k]`: occupied cells whose horizontal run is >= k long.
     run_at_least: [u64; 9],
-    /// §9.4 `addition` by bit index; 0.0 where [`Features::compute_additions`]
-    /// writes nothing (there it is exactly 0).
-    addition: [f64; 64],
+    /// §9.4 `addition` by bit index, as an index into [`ADDITION`]; 0
+    /// (0.0) where [`Features::compute_additions`] writes nothing (there it
+    /// is exactly 0).
+    addition: [u16; 64],
     /// §9.5 `release` by bit index (0.0 where
     /// [`Features::compute_releases`] writes nothing, again exactly). The
     /// indices of no cell (bit 7 of a row byte, byte 7) stay 0.0 in both
-    /// arrays and in `joint`: they stand in for the missing neighbours of
-    /// edge cells, `(i ± 1) & 63` and `(i ± 8) & 63`.
+    /// arrays: they stand in for the missing neighbours of edge cells,
+    /// `(i ± 1) & 63` and `(i ± 8) & 63`.
     total: [f64; 64],
-    /// `union(addition, release)` of the numbered cells next to a gray (the
-    /// only totals §9.8 reads; [`Features::compute_joint`]), 0.0 elsewhere.
-    joint: [f64; 64],
     /// §9.8 contribution of each exposed gray (written by
     /// [`Features::compute_exposure`]; only the shape cache uses it).
     exposure: [f64; 64],
@@ -973,9 +987,8 @@ impl Features {
             twos: 0,
             height_at_least: [0; 9],
             run_at_least: [0; 9],
-            addition: [0.0; 64],
+            addition: [0; 64],
             total: [0.0; 64],
-            joint: [0.0; 64],
             exposure: [0.0; 64],
         };
         f.set_board(board);
@@ -1019,7 +1032,6 @@ impl Features {
         let rise_pressure = self.rise_pressure(moves_remaining);
         let direct_potential = self.compute_additions();
         let latent_chain_potential = self.compute_releases();
-        self.compute_joint(self.next_to_gray());
         self.terms_from(
             [
                 covered_height_risk,
@@ -1224,9 +1236,9 @@ impl Features {
         while cells != 0 {
             let i = cells.trailing_zeros();
             cells &= cells - 1;
-            let addition = self.addition_at(i);
-            self.addition[i as usize & 63] = addition;
-            direct_potential += addition;
+            let index = self.addition_index(i);
+            self.addition[i as usize & 63] = index;
+            direct_potential += ADDITION[usize::from(index) & 511];
         }
         direct_potential
     }
@@ -1241,11 +1253,24 @@ impl Features {
         vertical | horizontal
     }
 
-    /// §9.4 `addition` of the numbered cell at bit `i`.
+    /// §9.4 `addition` of the numbered cell at bit `i` as an [`ADDITION`]
+    /// index: `8 * hc + vc` with `READY[hc]` its horizontal_addition and
+    /// `READY[vc]` its vertical_addition (`hc` <= 49, `vc` = `v - h` <= 7).
     #[inline(always)]
-    fn addition_at(&self, i: u32) -> f64 {
+    fn addition_index(&self, i: u32) -> u16 {
         let v = self.code(i);
-        union(self.horizontal_addition(i, v), self.vertical_addition(i, v))
+        let row = i / 8;
+        let (s, t) = self.hrun(i);
+        let windows = window_starts(self.row_occ(row), s, t, v);
+        let hc = self.min_window_cost(row, windows, v) & 63;
+        let vc = v.saturating_sub(self.h[(i % 8) as usize]) & 7;
+        (hc * 8) as u16 | vc as u16
+    }
+
+    /// The §9.4 `addition` recorded at bit `i` (see [`Features::addition`]).
+    #[inline(always)]
+    fn addition(&self, i: usize) -> f64 {
+        ADDITION[usize::from(self.addition[i & 63]) & 511]
     }
 
     // -- §9.5 releases ---------------------------------------------------------
@@ -1269,7 +1294,7 @@ impl Features {
             let (mut largest, mut second) = (0u64, 0u64);
             let mut cells = support;
             while cells != 0 {
-                let x = self.addition[cells.trailing_zeros() as usize & 63].to_bits();
+                let x = self.addition(cells.trailing_zeros() as usize).to_bits();
                 cells &= cells - 1;
                 second = second.max(largest.min(x));
                 largest = largest.max(x);
@@ -1281,7 +1306,7 @@ impl Features {
         for (p, val) in vals.iter_mut().enumerate().take(SIZE) {
             let cell = (first + p as u32 * step) & 63;
             let keep = (support >> cell & 1).wrapping_neg();
-            *val = self.addition[cell as usize].to_bits() & keep;
+            *val = self.addition(cell as usize).to_bits() & keep;
         }
         sort7_desc(&mut vals);
         let k = excess as usize;
@@ -1376,7 +1401,7 @@ impl Features {
         while cells != 0 {
             let p = cells.trailing_zeros() as usize & 63;
             cells &= cells - 1;
-            sum += 1.0 - union(self.addition[p], self.total[p]);
+            sum += 1.0 - union(self.addition(p), self.total[p]);
         }
         sum
     }
@@ -1500,13 +1525,15 @@ impl Features {
 
     /// The totals `union(addition, release)` of the four neighbours of cell
     /// `i` (up, down, left, right), 0.0 for missing or non-numbered ones
-    /// (see [`Features::joint`]). As
+    /// (`addition` and `total` are 0.0 there, see [`Features::total`], and
+    /// `union(0.0, 0.0)` is `+0.0`). As
     /// §9.8 supports the extra zeros change nothing: they sort last, a factor
     /// `1 - 0.0` is exactly 1, a term `0.0 * w` is +0.0, and adding +0.0 to a
     /// non-negative sum changes nothing.
     #[inline(always)]
     fn neighbour_totals(&self, i: usize) -> [f64; 4] {
-        [i.wrapping_sub(8), i + 8, i.wrapping_sub(1), i + 1].map(|j| self.joint[j & 63])
+        [i.wrapping_sub(8), i + 8, i.wrapping_sub(1), i + 1]
+            .map(|j| union(self.addition(j), self.total[j & 63]))
     }
 
     /// The numbered cells next to a gray.
@@ -1514,16 +1541,6 @@ impl Features {
     fn next_to_gray(&self) -> u64 {
         let gray = self.gray;
         self.num & ((gray << 8) | (gray >> 8) | (gray << 1) | (gray >> 1))
-    }
-
-    /// `joint = union(addition, release)` for the numbered cells `cells`.
-    #[inline(always)]
-    fn compute_joint(&mut self, mut cells: u64) {
-        while cells != 0 {
-            let p = cells.trailing_zeros() as usize & 63;
-            cells &= cells - 1;
-            self.joint[p] = union(self.addition[p], self.total[p]);
-        }
     }
 
     /// §9.8 cracked_exposure: row-major over the exposed cracked grays,
@@ -1615,6 +1632,10 @@ mod tests {
         assert_eq!(READY[0], 0.0);
         assert_eq!(READY[1], 1.0);
         assert_eq!(READY[7], 1.0 / 64.0);
+        for (k, &a) in ADDITION.iter().enumerate() {
+            let (x, y) = std::hint::black_box((READY[k / 8], READY[k % 8]));
+            assert_eq!(a.to_bits(), (1.0 - (1.0 - x) * (1.0 - y)).to_bits(), "{k}");
+        }
         assert_eq!(RUN[0b0110110][4], 4 | 5 << 4);
         assert_eq!(RUN[0b0110110][1], 1 | 2 << 4);
         assert_eq!(RUN[0b1111111][0], 6 << 4);

@@ -482,3 +482,42 @@ proptest! {
         }
     }
 }
+
+thread_local! {
+    /// One shape cache shared by all cases of the test below (proptest runs
+    /// them on one thread), so that loads overwrite other random boards'
+    /// entries.
+    static SHARED_CACHE: std::cell::RefCell<<FairLeaf as Leaf>::Cache> =
+        std::cell::RefCell::new(Default::default());
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 4_000, .. ProptestConfig::default() })]
+
+    /// Random boards and a renumbered variant of each, all through one
+    /// cache (thousands of shapes in its slots: every load replaces another
+    /// board's entry, whose stale per-cell values must not leak): the cached
+    /// partial equals the plain leaf on each.
+    #[test]
+    fn cached_partial_equals_plain_leaf_through_one_shared_cache(
+        heights in prop::array::uniform7(0u8..=7),
+        codes in prop::array::uniform7(prop::array::uniform7(code())),
+        mask in any::<u64>(),
+        numbers in prop::array::uniform32(1u8..=7),
+        moves in 1u8..=5,
+    ) {
+        SHARED_CACHE.with(|cache| {
+            let mut cache = cache.borrow_mut();
+            let mut cells = random_cells(heights, codes);
+            assert_cached_equals_plain(&mut cache, &cells, moves)?;
+            let numbered: Vec<usize> =
+                (0..CELLS).filter(|&i| (1..=7).contains(&cells[i])).collect();
+            for (k, i) in numbered.into_iter().enumerate() {
+                if mask >> k & 1 == 1 {
+                    cells[i] = numbers[k % numbers.len()];
+                }
+            }
+            assert_cached_equals_plain(&mut cache, &cells, moves)
+        })?;
+    }
+}
