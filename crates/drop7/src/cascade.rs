@@ -257,6 +257,20 @@ pub fn is_settled(board: &Board) -> bool {
     poppers(board.columns()).iter().all(|&p| p == 0)
 }
 
+/// The first wave's poppers in the column a disc was just dropped on (its
+/// numbered cells equal to its new height), the other columns empty, and
+/// that height: the part [`poppers_after_drop`] and
+/// [`poppers_after_drop_walk`] share.
+#[inline(always)]
+fn dropped_column_poppers(cols: &[u32; SIZE], column: usize) -> ([u32; SIZE], u32) {
+    let mut out = [0u32; SIZE];
+    let w = cols[column];
+    let h = word_height(w);
+    let numbered = nonzero_nibbles(w) & !(w >> 3);
+    out[column] = numbered & zero_nibbles(w ^ (h * NIBBLE_ONES));
+    (out, h)
+}
+
 /// First-wave poppers after a disc landed on top of `column` of a board that
 /// was settled before the drop: only the dropped column's cells (their column
 /// run grew) and the cells of the run through the new disc in its row (their
@@ -264,12 +278,7 @@ pub fn is_settled(board: &Board) -> bool {
 /// move prefix ([`resolve_until_reveal`]) uses this branch-free version.
 #[inline(always)]
 fn poppers_after_drop(cols: &[u32; SIZE], column: usize) -> [u32; SIZE] {
-    let mut out = [0u32; SIZE];
-    let w = cols[column];
-    let h = word_height(w);
-    let ones = nonzero_nibbles(w);
-    let numbered = ones & !(w >> 3);
-    out[column] = numbered & zero_nibbles(w ^ (h * NIBBLE_ONES));
+    let (mut out, h) = dropped_column_poppers(cols, column);
     // The run through the new disc (elevation h, nibble h - 1) in its row.
     let shift = 4 * (h - 1);
     // The row through the new disc, one nibble a column (nibble c = the
@@ -306,12 +315,7 @@ fn poppers_after_drop(cols: &[u32; SIZE], column: usize) -> [u32; SIZE] {
 /// search's move prefix than in whole games.
 #[inline(always)]
 fn poppers_after_drop_walk(cols: &[u32; SIZE], column: usize) -> [u32; SIZE] {
-    let mut out = [0u32; SIZE];
-    let w = cols[column];
-    let h = word_height(w);
-    let ones = nonzero_nibbles(w);
-    let numbered = ones & !(w >> 3);
-    out[column] = numbered & zero_nibbles(w ^ (h * NIBBLE_ONES));
+    let (mut out, h) = dropped_column_poppers(cols, column);
     // The run through the new disc (elevation h, nibble h - 1) in its row.
     let shift = 4 * (h - 1);
     let mut left = column;

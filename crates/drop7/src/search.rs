@@ -463,10 +463,7 @@ impl<L: Leaf, T: Table, G: Gravity> FairSearch<L, T, G> {
             child.next_disc = discs[s as usize];
             let v = if depth == 1 {
                 // The child is a max node at remaining depth 0: a leaf.
-                self.stats.nodes += 1;
-                self.check_budget()?;
-                self.stats.work += 1;
-                self.stats.leaf_calls += 1;
+                self.enter_leaf()?;
                 let partial = match shared_leaf {
                     Some(p) => p,
                     None => {
@@ -504,6 +501,18 @@ impl<L: Leaf, T: Table, G: Gravity> FairSearch<L, T, G> {
         Ok((value / n, expected / n))
     }
 
+    /// Counts a leaf child of a chance node at depth 1 as the spec's max node
+    /// at remaining depth 0 does: one node, the budget check, one work unit
+    /// and one leaf call (search.md §1.3).
+    #[inline(always)]
+    fn enter_leaf(&mut self) -> Step<()> {
+        self.stats.nodes += 1;
+        self.check_budget()?;
+        self.stats.work += 1;
+        self.stats.leaf_calls += 1;
+        Ok(())
+    }
+
     /// [`Self::chance`] of a move that reveals: each sample finishes the
     /// move from `prefix` with its own reveal draws.
     #[inline(always)]
@@ -534,10 +543,7 @@ impl<L: Leaf, T: Table, G: Gravity> FairSearch<L, T, G> {
             }
             child.next_disc = discs[s as usize];
             let v = if depth == 1 {
-                self.stats.nodes += 1;
-                self.check_budget()?;
-                self.stats.work += 1;
-                self.stats.leaf_calls += 1;
+                self.enter_leaf()?;
                 let partial = self.leaf.partial_cached(&mut self.leaf_cache, &child);
                 self.leaf.finish(&partial, child.next_disc)
             } else {
