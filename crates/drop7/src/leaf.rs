@@ -1177,17 +1177,31 @@ impl Features {
     /// §9.4 `vertical_addition` of a disc valued `v` at bit `i`.
     #[inline(always)]
     fn vertical_addition(&self, i: u32, v: u32) -> f64 {
-        READY[v.saturating_sub(self.h[(i % 8) as usize]) as usize & 63]
+        READY[self.vertical_cost(i, v)]
+    }
+
+    /// The [`READY`] index of [`Features::vertical_addition`]: `v` minus the
+    /// column height, at least 0 (at most 7).
+    #[inline(always)]
+    fn vertical_cost(&self, i: u32, v: u32) -> usize {
+        v.saturating_sub(self.h[(i % 8) as usize]) as usize & 7
     }
 
     /// §9.4 `horizontal_addition` of a disc valued `v` at bit `i`: the
     /// readiness of the cheapest valid window, 0.0 if there is none.
     #[inline(always)]
     fn horizontal_addition(&self, i: u32, v: u32) -> f64 {
+        READY[self.horizontal_cost(i, v)]
+    }
+
+    /// The [`READY`] index of [`Features::horizontal_addition`]: the cost of
+    /// the cheapest valid window, 0 if there is none (at most 49).
+    #[inline(always)]
+    fn horizontal_cost(&self, i: u32, v: u32) -> usize {
         let row = i / 8;
         let (s, t) = self.hrun(i);
         let windows = window_starts(self.row_occ(row), s, t, v);
-        READY[self.min_window_cost(row, windows, v) & 63]
+        self.min_window_cost(row, windows, v) & 63
     }
 
     /// The least cost of the `v`-cell windows starting at the set bits of
@@ -1259,12 +1273,7 @@ impl Features {
     #[inline(always)]
     fn addition_index(&self, i: u32) -> u16 {
         let v = self.code(i);
-        let row = i / 8;
-        let (s, t) = self.hrun(i);
-        let windows = window_starts(self.row_occ(row), s, t, v);
-        let hc = self.min_window_cost(row, windows, v) & 63;
-        let vc = v.saturating_sub(self.h[(i % 8) as usize]) & 7;
-        (hc * 8) as u16 | vc as u16
+        ((self.horizontal_cost(i, v) * 8) | self.vertical_cost(i, v)) as u16
     }
 
     /// The §9.4 `addition` recorded at bit `i` (see [`Features::addition`]).
