@@ -168,9 +168,16 @@ pub trait Table {
     fn store(&mut self, key: &Key, value: f64);
     /// Hints that `key` will be probed soon: starts loading the memory a
     /// probe of it reads (a cache prefetch; the contents, the counters and
-    /// every later probe's answer are unchanged). The default does nothing.
+    /// every later probe's answer are unchanged).
     #[inline(always)]
-    fn prefetch(&self, _key: &Key) {}
+    fn prefetch(&self, key: &Key) {
+        self.prefetcher().prefetch(key);
+    }
+    /// Where this table's probes read, for [`Table::prefetch`] (also from
+    /// behind a lock: see [`Prefetcher`]). The default prefetches nothing.
+    fn prefetcher(&self) -> Prefetcher {
+        Prefetcher::default()
+    }
     /// Live entries.
     fn entries(&self) -> u64;
     /// Evictions (or overwrites of live slots) since the last [`Table::clear`].
@@ -451,33 +458,78 @@ struct Slot {
     value: f64,
 }
 
-/// Starts loading the cache lines of `slice[start..start + count]` (a hint:
-/// reads nothing, changes nothing; indices past the end are not touched).
-/// On targets without a prefetch instruction it does nothing.
+/// Where a slot table's probe of a key reads: the addresses of its slot and
+/// stamp arrays and the set geometry. A copy can prefetch without the
+/// table, e.g. for a table behind a mutex. Prefetching is a hint that reads
+/// nothing architecturally and never faults, so a stale copy (of a table
+/// since dropped) only wastes a cache line.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Prefetcher {
+    /// Address of set 0's slots; 0 when there is nothing to prefetch.
+    slots: usize,
+    /// Bytes of one set's slots.
+    slot_bytes: usize,
+    /// Address of set 0's store stamps; 0 when there are none.
+    stamps: usize,
+    /// Bytes of one set's stamps.
+    stamp_bytes: usize,
+    /// Set index mask (sets − 1).
+    mask: usize,
+}
+
+impl Prefetcher {
+    /// The prefetcher of `slots` (and `stamps`, if not empty) in sets of
+    /// `ways`, `mask + 1` sets.
+    fn of<S, A>(slots: &[S], stamps: &[A], ways: usize, mask: usize) -> Prefetcher {
+        Prefetcher {
+            slots: slots.as_ptr().expose_provenance(),
+            slot_bytes: ways * std::mem::size_of::<S>(),
+            stamps: if stamps.is_empty() {
+                0
+            } else {
+                stamps.as_ptr().expose_provenance()
+            },
+            stamp_bytes: ways * std::mem::size_of::<A>(),
+            mask,
+        }
+    }
+
+    /// Starts loading the cache lines a probe and a store of `key` read.
+    #[inline(always)]
+    pub fn prefetch(&self, key: &Key) {
+        if self.slots == 0 {
+            return;
+        }
+        let set = key.hash() as usize & self.mask;
+        prefetch_range(self.slots + set * self.slot_bytes, self.slot_bytes);
+        if self.stamps != 0 {
+            prefetch_range(self.stamps + set * self.stamp_bytes, self.stamp_bytes);
+        }
+    }
+}
+
+/// Starts loading the cache lines of the `bytes` (at least 1) bytes at
+/// address `start`. On targets without a prefetch instruction it does nothing.
 #[inline(always)]
-fn prefetch_slots<T>(slice: &[T], start: usize, count: usize) {
+fn prefetch_range(start: usize, bytes: usize) {
     #[cfg(target_arch = "x86_64")]
     {
         use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
-        let end = (start + count).min(slice.len());
-        if start >= end {
-            return;
-        }
-        let first = slice[start..end].as_ptr().cast::<i8>();
-        let bytes = (end - start) * std::mem::size_of::<T>();
+        let line = |address: usize| {
+            // SAFETY: `_mm_prefetch` is a hint: it never faults, whatever the
+            // address, and has no architectural effect.
+            unsafe { _mm_prefetch::<_MM_HINT_T0>(std::ptr::with_exposed_provenance(address)) }
+        };
         let mut offset = 0;
         while offset < bytes {
-            // SAFETY: `_mm_prefetch` is a hint that never faults and has no
-            // architectural effect; the address is inside `slice`.
-            unsafe { _mm_prefetch::<_MM_HINT_T0>(first.wrapping_add(offset)) };
+            line(start + offset);
             offset += 64;
         }
         // The last byte's line, when the range is not line-aligned.
-        // SAFETY: as above; `bytes - 1` is the range's last byte.
-        unsafe { _mm_prefetch::<_MM_HINT_T0>(first.wrapping_add(bytes - 1)) };
+        line(start + bytes - 1);
     }
     #[cfg(not(target_arch = "x86_64"))]
-    let _ = (slice, start, count);
+    let _ = (start, bytes);
 }
 
 /// Empties slot tables in O(1): slots of older generations count as empty.
@@ -554,9 +606,8 @@ impl Table for DirectMapped {
         self.evictions = 0;
     }
 
-    #[inline(always)]
-    fn prefetch(&self, key: &Key) {
-        prefetch_slots(&self.slots, key.hash() as usize & self.mask, 1);
+    fn prefetcher(&self) -> Prefetcher {
+        Prefetcher::of::<Slot, u32>(&self.slots, &[], 1, self.mask)
     }
 
     #[inline]
@@ -676,13 +727,10 @@ impl Table for SetAssociative {
         self.evictions = 0;
     }
 
-    /// Prefetches the set's slots and their store stamps (a store after
-    /// the probe reads both).
-    #[inline(always)]
-    fn prefetch(&self, key: &Key) {
-        let base = (key.hash() as usize & self.set_mask) * self.ways;
-        prefetch_slots(&self.slots, base, self.ways);
-        prefetch_slots(&self.ages, base, self.ways);
+    /// The set's slots and their store stamps (a store after the probe
+    /// reads both).
+    fn prefetcher(&self) -> Prefetcher {
+        Prefetcher::of(&self.slots, &self.ages, self.ways, self.set_mask)
     }
 
     #[inline]
