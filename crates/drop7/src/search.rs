@@ -539,37 +539,63 @@ impl<L: Leaf, T: Table, G: Gravity> FairSearch<L, T, G> {
         let strata = self.config.strata;
         let mut value = 0.0f64;
         let mut expected = 0.0f64;
-        let mut next = self.paused_sample(prefix, seed, 0, discs);
-        for s in 0..strata {
-            if s > 0 {
-                self.check_budget()?;
-            }
-            let (child, m) = next;
-            if s + 1 < strata {
-                next = self.paused_sample(prefix, seed, s + 1, discs);
-                if T::ENABLED && depth >= 2 && !next.0.game_over {
-                    self.table.prefetch(&Key::new(&next.0, depth - 1));
+        if T::ENABLED && depth >= 2 {
+            let mut next = self.paused_sample(prefix, seed, 0, discs);
+            for s in 0..strata {
+                if s > 0 {
+                    self.check_budget()?;
                 }
+                let (child, m) = next;
+                if s + 1 < strata {
+                    next = self.paused_sample(prefix, seed, s + 1, discs);
+                    if !next.0.game_over {
+                        self.table.prefetch(&Key::new(&next.0, depth - 1));
+                    }
+                }
+                self.paused_child(&child, &m, depth, &mut value, &mut expected)?;
             }
-            self.stats.work += 1;
-            self.stats.move_calls += 1;
-            let sd = m.score_delta as f64;
-            expected += sd;
-            if child.game_over {
-                value += sd + TERMINAL_UTILITY;
-                continue;
+        } else {
+            for s in 0..strata {
+                if s > 0 {
+                    self.check_budget()?;
+                }
+                let (child, m) = self.paused_sample(prefix, seed, s, discs);
+                self.paused_child(&child, &m, depth, &mut value, &mut expected)?;
             }
-            let v = if depth == 1 {
-                self.enter_leaf()?;
-                let partial = self.leaf.partial_cached(&mut self.leaf_cache, &child);
-                self.leaf.finish(&partial, child.next_disc)
-            } else {
-                self.max_node(&child, depth - 1)?
-            };
-            value += sd + v;
         }
         let n = f64::from(strata);
         Ok((value / n, expected / n))
+    }
+
+    /// One sample of [`Self::chance_paused`]: counts its move, then adds its
+    /// score delta to `expected` and its score delta plus the child's value
+    /// (a leaf at depth 1, else a max node) to `value`.
+    #[inline(always)]
+    fn paused_child(
+        &mut self,
+        child: &Position,
+        m: &MoveSummary,
+        depth: u32,
+        value: &mut f64,
+        expected: &mut f64,
+    ) -> Step<()> {
+        self.stats.work += 1;
+        self.stats.move_calls += 1;
+        let sd = m.score_delta as f64;
+        *expected += sd;
+        if child.game_over {
+            *value += sd + TERMINAL_UTILITY;
+            return Ok(());
+        }
+        let v = if depth == 1 {
+            self.enter_leaf()?;
+            let partial = self.leaf.partial_cached(&mut self.leaf_cache, child);
+            self.leaf.finish(&partial, child.next_disc)
+        } else {
+            self.max_node(child, depth - 1)?
+        };
+        *value += sd + v;
+        Ok(())
     }
 
     /// Sample `s` of a revealing chance node: the move finished from
