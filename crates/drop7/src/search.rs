@@ -122,7 +122,9 @@ use crate::gravity::Gravity;
 use crate::leaf::Leaf;
 use crate::policy::COLUMN_ORDER;
 use crate::position::Position;
-use crate::strata::{DISC_DOMAIN, StratifiedDraws, scenario_seed, stratified_disc};
+use crate::strata::{
+    DISC_DOMAIN, RevealRotations, StratifiedDraws, scenario_seed, stratified_disc,
+};
 use crate::table::{Key, Table};
 
 /// Work between two polls of a stop flag (see [`FairSearch::set_stop`]).
@@ -526,11 +528,12 @@ impl<L: Leaf, T: Table, G: Gravity> FairSearch<L, T, G> {
         let strata = self.config.strata;
         let mut value = 0.0f64;
         let mut expected = 0.0f64;
+        let rotations = RevealRotations::new(seed, strata);
         for s in 0..strata {
             if s > 0 {
                 self.check_budget()?;
             }
-            let mut rng = StratifiedDraws::new(seed, s, strata);
+            let mut rng = StratifiedDraws::with_rotations(seed, s, strata, rotations);
             let (mut child, m) = finish_move(self.gravity, prefix, &mut rng, &mut ());
             canonicalize(&mut child.board);
             self.stats.work += 1;
