@@ -538,7 +538,7 @@ pub enum CascadeStart {
 /// move cells), and the next wave's poppers among the other cells found (a
 /// cell's runs depend only on which cells are occupied). What is left per
 /// source: the values, and whether each revealed cell pops in the next wave
-/// (equal to its row run or column height, recorded here).
+/// (its value equal to its row run or column height, both recorded here).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct PendingReveal {
     /// Chain depth of the revealing wave.
@@ -551,16 +551,24 @@ pub struct PendingReveal {
     before: CascadeResult,
     /// The next wave's poppers among the cells not revealed.
     next_pop: [u32; SIZE],
-    /// Where the revealed cells are after the fall (indicator words).
-    revealed_at: [u32; SIZE],
-    /// Their row runs after the fall, at their nibbles.
-    run: [u32; SIZE],
-    /// Their column heights after the fall, at their nibbles.
-    height: [u32; SIZE],
-    /// The reveals in draw order (row-major before the fall, top row first):
-    /// column (bits 0..3), covered cells below it at reveal time (bits 3..6),
-    /// bit offset of its nibble after the fall (bits 6..11).
+    /// The reveals in draw order (row-major before the fall, top row first),
+    /// each [`RevealEntry`]-packed: column, covered cells below it at reveal
+    /// time, its nibble after the fall, and that cell's row run and column
+    /// height after the fall (a value equal to either pops next wave).
     order: [u16; CELLS],
+}
+
+/// Bit layout of a [`PendingReveal::order`] entry (3 bits each): column
+/// (bits 0..3), covered cells below at reveal time (3..6), nibble index after
+/// the fall (6..9), row run after the fall (9..12), column height after the
+/// fall (12..15).
+struct RevealEntry;
+
+impl RevealEntry {
+    const BELOW: u32 = 3;
+    const NIBBLE: u32 = 6;
+    const RUN: u32 = 9;
+    const HEIGHT: u32 = 12;
 }
 
 /// Row runs of every occupied cell (nibble words).
@@ -642,7 +650,6 @@ fn pause<G: Gravity>(
 ) -> PendingReveal {
     let cols = board.columns_mut();
     let mut order = [0u16; CELLS];
-    let mut revealed_at = [0u32; SIZE];
     let mut n = 0usize;
     let mut rows = struck.any_reveal;
     while rows != 0 {
@@ -654,21 +661,22 @@ fn pause<G: Gravity>(
                 // Cells below are revealed later (lower rows come later):
                 // all still covered at this reveal.
                 let below = ((cols[c] >> 3) & NIBBLE_ONES & under).count_ones();
-                let after = bit - 4 * (pop[c] & under).count_ones();
-                order[n] = (c as u16) | (below as u16) << 3 | (after as u16) << 6;
-                revealed_at[c] |= 1 << after;
+                let nibble = bit / 4 - (pop[c] & under).count_ones();
+                order[n] = (c as u16)
+                    | (below as u16) << RevealEntry::BELOW
+                    | (nibble as u16) << RevealEntry::NIBBLE;
                 n += 1;
             }
         }
     }
     remove_popped(gravity, cols, pop);
     let runs = row_runs(cols);
-    let mut run = [0u32; SIZE];
-    let mut height = [0u32; SIZE];
-    for c in 0..SIZE {
-        let m = revealed_at[c] * 0xF;
-        run[c] = runs[c] & m;
-        height[c] = HEIGHT_ONES[cols[c].leading_zeros() as usize] & m;
+    for e in &mut order[..n] {
+        let c = usize::from(*e & 7);
+        let shift = 4 * u32::from((*e >> RevealEntry::NIBBLE) & 7);
+        let run = (runs[c] >> shift) & 0xF;
+        let height = word_height(cols[c]);
+        *e |= (run as u16) << RevealEntry::RUN | (height as u16) << RevealEntry::HEIGHT;
     }
     PendingReveal {
         depth,
@@ -676,9 +684,6 @@ fn pause<G: Gravity>(
         revealed: n as u32,
         before,
         next_pop: poppers(cols),
-        revealed_at,
-        run,
-        height,
         order,
     }
 }
@@ -697,11 +702,18 @@ pub fn resume<G: Gravity, R: DiscSource, S: WaveSink>(
     sink: &mut S,
 ) -> CascadeResult {
     let cols = board.columns_mut();
+    let mut pop = pending.next_pop;
     for &e in &pending.order[..pending.revealed as usize] {
-        let c = usize::from(e & 7);
-        let shift = u32::from(e >> 6);
-        let v = u32::from(rng.reveal_disc(c, u32::from((e >> 3) & 7)));
+        let e = u32::from(e);
+        let c = (e & 7) as usize;
+        let shift = 4 * ((e >> RevealEntry::NIBBLE) & 7);
+        let v = u32::from(rng.reveal_disc(c, (e >> RevealEntry::BELOW) & 7));
         cols[c] = (cols[c] & !(0xF << shift)) | (v << shift);
+        // The revealed cell pops next wave iff its value equals its row run
+        // or its column height (both 1..=7, as is the value).
+        let run = (e >> RevealEntry::RUN) & 7;
+        let height = (e >> RevealEntry::HEIGHT) & 7;
+        pop[c] |= u32::from((v == run) | (v == height)) << shift;
     }
     let points = u64::from(pending.cleared) * wave_points(pending.depth);
     sink.push(Wave {
@@ -713,12 +725,6 @@ pub fn resume<G: Gravity, R: DiscSource, S: WaveSink>(
     let mut result = pending.before;
     result.points += points;
     result.waves += 1;
-    let mut pop = pending.next_pop;
-    for c in 0..SIZE {
-        let w = cols[c];
-        pop[c] |= pending.revealed_at[c]
-            & (zero_nibbles(w ^ pending.run[c]) | zero_nibbles(w ^ pending.height[c]));
-    }
     let rest = resolve_from(gravity, board, pending.depth + 1, pop, rng, sink);
     result.points += rest.points;
     result.waves += rest.waves;

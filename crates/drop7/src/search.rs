@@ -122,7 +122,9 @@ use crate::gravity::Gravity;
 use crate::leaf::Leaf;
 use crate::policy::COLUMN_ORDER;
 use crate::position::Position;
-use crate::strata::{DISC_DOMAIN, StratifiedDraws, scenario_seed, stratified_disc};
+use crate::strata::{
+    DISC_DOMAIN, RevealRotations, StratifiedDraws, scenario_seed, stratified_disc,
+};
 use crate::table::{Key, Table};
 
 /// Work between two polls of a stop flag (see [`FairSearch::set_stop`]).
@@ -539,15 +541,16 @@ impl<L: Leaf, T: Table, G: Gravity> FairSearch<L, T, G> {
         let strata = self.config.strata;
         let mut value = 0.0f64;
         let mut expected = 0.0f64;
+        let rotations = RevealRotations::new(seed, strata);
         if T::ENABLED && depth >= 2 {
-            let mut next = self.paused_sample(prefix, seed, 0, discs);
+            let mut next = self.paused_sample(prefix, seed, rotations, 0, discs);
             for s in 0..strata {
                 if s > 0 {
                     self.check_budget()?;
                 }
                 let (child, m) = next;
                 if s + 1 < strata {
-                    next = self.paused_sample(prefix, seed, s + 1, discs);
+                    next = self.paused_sample(prefix, seed, rotations, s + 1, discs);
                     if !next.0.game_over {
                         self.table.prefetch(&Key::new(&next.0, depth - 1));
                     }
@@ -559,7 +562,7 @@ impl<L: Leaf, T: Table, G: Gravity> FairSearch<L, T, G> {
                 if s > 0 {
                     self.check_budget()?;
                 }
-                let (child, m) = self.paused_sample(prefix, seed, s, discs);
+                let (child, m) = self.paused_sample(prefix, seed, rotations, s, discs);
                 self.paused_child(&child, &m, depth, &mut value, &mut expected)?;
             }
         }
@@ -599,17 +602,20 @@ impl<L: Leaf, T: Table, G: Gravity> FairSearch<L, T, G> {
     }
 
     /// Sample `s` of a revealing chance node: the move finished from
-    /// `prefix` with the sample's reveal draws, canonicalised, with the
+    /// `prefix` with the sample's reveal draws (the node's first reveal
+    /// events' `rotations` shared by its samples), canonicalised, with the
     /// sample's next disc (ignored when the move ended the game).
     #[inline(always)]
     fn paused_sample(
         &self,
         prefix: &MovePrefix,
         seed: u32,
+        rotations: RevealRotations,
         s: u32,
         discs: &[u8; 32],
     ) -> (Position, MoveSummary) {
-        let mut rng = StratifiedDraws::new(seed, s, self.config.strata);
+        let strata = self.config.strata;
+        let mut rng = StratifiedDraws::with_rotations(seed, s, strata, rotations);
         let (mut child, m) = finish_move(self.gravity, prefix, &mut rng, &mut ());
         canonicalize(&mut child.board);
         child.next_disc = discs[s as usize];

@@ -112,8 +112,41 @@ pub fn stratified_disc(seed: u32, sample: u32, count: u32, domain: u32, event: u
     }
 }
 
+/// Reveal events whose 7-strata rotations [`RevealRotations`] holds.
+const SHARED_EVENTS: usize = 2;
+
+/// The rotations `mix32(…) % 7` of a chance node's first reveal events with
+/// 7 strata (see [`stratified_disc`]): they depend on the seed and the event
+/// only, so the node's samples share them instead of each hashing them again.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RevealRotations {
+    rot: [u32; SHARED_EVENTS],
+}
+
+impl RevealRotations {
+    /// The rotations for scenario seed `seed` with `count` strata (unused,
+    /// zero, unless `count` is 7).
+    #[inline(always)]
+    pub fn new(seed: u32, count: u32) -> RevealRotations {
+        let mut rot = [0u32; SHARED_EVENTS];
+        if count == 7 {
+            for (event, r) in (0u32..).zip(&mut rot) {
+                *r = reveal_rotation(seed, event);
+            }
+        }
+        RevealRotations { rot }
+    }
+}
+
+/// `mix32(event seed) % 7` of reveal event `event` under scenario seed `seed`.
+#[inline(always)]
+fn reveal_rotation(seed: u32, event: u32) -> u32 {
+    mix32(seed ^ REVEAL_DOMAIN ^ event.wrapping_add(1).wrapping_mul(DEPTH_MULTIPLIER)) % 7
+}
+
 /// [`StratifiedRandom`]'s draws through [`stratified_disc`] (the 7-strata
-/// shortcut): the source of the fast search's reveal values. Same draws as
+/// shortcut, the first events' rotations from a [`RevealRotations`]): the
+/// source of the fast search's reveal values. Same draws as
 /// `StratifiedRandom::new(seed, sample, count)`.
 #[derive(Clone, Copy, Debug)]
 pub struct StratifiedDraws {
@@ -121,17 +154,31 @@ pub struct StratifiedDraws {
     sample: u32,
     count: u32,
     event: u32,
+    rotations: RevealRotations,
 }
 
 impl StratifiedDraws {
     /// Sample `sample` (below `count`) of the chance node with scenario seed `seed`.
     #[inline(always)]
-    pub const fn new(seed: u32, sample: u32, count: u32) -> StratifiedDraws {
+    pub fn new(seed: u32, sample: u32, count: u32) -> StratifiedDraws {
+        StratifiedDraws::with_rotations(seed, sample, count, RevealRotations::new(seed, count))
+    }
+
+    /// [`StratifiedDraws::new`] with the node's shared rotations
+    /// (`rotations` must be `RevealRotations::new(seed, count)`).
+    #[inline(always)]
+    pub const fn with_rotations(
+        seed: u32,
+        sample: u32,
+        count: u32,
+        rotations: RevealRotations,
+    ) -> StratifiedDraws {
         StratifiedDraws {
             seed,
             sample,
             count,
             event: 0,
+            rotations,
         }
     }
 }
@@ -139,15 +186,19 @@ impl StratifiedDraws {
 impl DiscSource for StratifiedDraws {
     #[inline(always)]
     fn draw_disc(&mut self) -> u8 {
-        let d = stratified_disc(
-            self.seed,
-            self.sample,
-            self.count,
-            REVEAL_DOMAIN,
-            self.event,
-        );
+        let event = self.event;
         self.event += 1;
-        d
+        if self.count == 7 {
+            let rot = match self.rotations.rot.get(event as usize) {
+                Some(&r) => r,
+                None => reveal_rotation(self.seed, event),
+            };
+            // `(sample + rot) % 7` with both below 7.
+            let x = self.sample + rot;
+            (if x >= 7 { x - 7 } else { x }) as u8 + 1
+        } else {
+            stratified_disc(self.seed, self.sample, self.count, REVEAL_DOMAIN, event)
+        }
     }
 }
 
@@ -254,6 +305,20 @@ mod tests {
                     let mut a = StratifiedRandom::new(seed, sample, count);
                     let mut b = StratifiedDraws::new(seed, sample, count);
                     for _ in 0..50 {
+                        assert_eq!(a.draw_disc(), b.draw_disc());
+                    }
+                }
+            }
+        }
+        // One node's rotations shared by its samples, on many seeds.
+        for _ in 0..20_000 {
+            let seed = next();
+            for count in [6u32, 7] {
+                let rotations = RevealRotations::new(seed, count);
+                for sample in 0..count {
+                    let mut a = StratifiedRandom::new(seed, sample, count);
+                    let mut b = StratifiedDraws::with_rotations(seed, sample, count, rotations);
+                    for _ in 0..4 {
                         assert_eq!(a.draw_disc(), b.draw_disc());
                     }
                 }

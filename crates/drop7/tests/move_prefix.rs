@@ -264,3 +264,65 @@ fn split_move_clears() {
         }
     }
 }
+
+/// The search's exact use: one prefix per chance node finished by all 7
+/// samples with [`StratifiedDraws`] sharing the node's [`RevealRotations`],
+/// against the plain [`apply_move`] with [`StratifiedRandom`], on random
+/// settled boards, every legal column and every disc, both gravity paths.
+#[test]
+fn chance_node_samples_equal_apply_move() {
+    use drop7::strata::{RevealRotations, StratifiedDraws};
+    fn node<G: Gravity>(g: G, pos: &Position, column: usize, seed: u32) -> bool {
+        let start = begin_move(g, pos, column, true, &mut ());
+        let rotations = RevealRotations::new(seed, 7);
+        for s in 0..7 {
+            let mut want_pos = *pos;
+            let mut want_waves: Vec<Wave> = Vec::new();
+            let mut plain = StratifiedRandom::new(seed, s, 7);
+            let want = apply_move(g, &mut want_pos, column, true, &mut plain, &mut want_waves);
+            let (got_pos, got) = match &start {
+                MoveStart::Done(p, m) => (*p, *m),
+                MoveStart::Paused(prefix) => {
+                    let mut draws = StratifiedDraws::with_rotations(seed, s, 7, rotations);
+                    finish_move(g, prefix, &mut draws, &mut ())
+                }
+            };
+            assert_eq!(
+                (want_pos, want),
+                (got_pos, got),
+                "{pos:?} column {column} sample {s}"
+            );
+        }
+        matches!(start, MoveStart::Paused(_))
+    }
+    let mut r = Mulberry32::new(0xC4A2_CE07);
+    let mut paused = 0;
+    for _ in 0..3000 {
+        let mut cols = [0u32; SIZE];
+        for w in cols.iter_mut() {
+            let h = r.next_bits() % 7;
+            for k in 0..h {
+                let v = match r.next_bits() % 10 {
+                    8 | 9 => 8 + (r.next_bits() & 1),
+                    _ => 1 + r.next_bits() % 7,
+                };
+                *w |= v << (4 * k);
+            }
+        }
+        let mut pos = Position::initial(1);
+        pos.board = Board::from_columns(cols);
+        drop7::cascade::resolve(Portable, &mut pos.board, 1, &mut r, &mut ());
+        pos.moves_remaining = 1 + (r.next_bits() % 5) as u8;
+        let seed = r.next_bits();
+        for disc in 1..=7 {
+            pos.next_disc = disc;
+            for column in (0..SIZE).filter(|&c| pos.board.is_legal(c)) {
+                paused += usize::from(node(Portable, &pos, column, seed));
+                if let Some(b) = Bmi2::detect() {
+                    node(b, &pos, column, seed);
+                }
+            }
+        }
+    }
+    assert!(paused > 10_000, "{paused}");
+}
