@@ -13,8 +13,8 @@
 //! iteration are short and the workers finish together.
 //!
 //! The workers share one transposition table ([`SharedTable`]: the
-//! configured table behind a mutex; only interior max nodes probe it, a few
-//! percent of the nodes, so the lock is cheap). `work`, `nodes`, `cacheHits`,
+//! configured table behind a mutex, prefetched without it; only interior
+//! max nodes probe it, a few percent of the nodes, so the lock is cheap). `work`, `nodes`, `cacheHits`,
 //! `leafCalls` and `moveCalls` are summed over the workers; `cacheEntries` and
 //! `evictions` are the shared table's. With no table (`none`) the counters are
 //! one thread's exactly. With a table they differ from one thread's and from
@@ -55,7 +55,7 @@ use crate::runner::Policy;
 use crate::search::{
     Decide, Decision, FairSearch, SearchConfig, SearchStats, Step, canonicalize, worst_case_work,
 };
-use crate::table::{Key, Table};
+use crate::table::{Key, Prefetcher, Table};
 
 /// Most threads one decision may use.
 pub const MAX_SEARCH_THREADS: usize = 256;
@@ -70,25 +70,39 @@ pub struct ParallelSearch<L: Leaf, T: Table, G: Gravity> {
 
 /// A table shared by the workers of one [`ParallelSearch`]: `T` behind a
 /// mutex (a poisoned lock is taken over: entries are exact values or absent).
+/// Prefetches go without the lock, through the table's [`Prefetcher`] taken
+/// at construction (the table is never reallocated).
 #[derive(Debug)]
-pub struct SharedTable<T>(Arc<Mutex<T>>);
+pub struct SharedTable<T> {
+    table: Arc<Mutex<T>>,
+    prefetcher: Prefetcher,
+}
 
-impl<T> SharedTable<T> {
+impl<T: Table> SharedTable<T> {
     /// Shares `table`.
     pub fn new(table: T) -> Self {
-        SharedTable(Arc::new(Mutex::new(table)))
+        let prefetcher = table.prefetcher();
+        SharedTable {
+            table: Arc::new(Mutex::new(table)),
+            prefetcher,
+        }
     }
+}
 
+impl<T> SharedTable<T> {
     #[inline]
     fn lock(&self) -> MutexGuard<'_, T> {
-        self.0.lock().unwrap_or_else(PoisonError::into_inner)
+        self.table.lock().unwrap_or_else(PoisonError::into_inner)
     }
 }
 
 /// Another handle on the same table.
 impl<T> Clone for SharedTable<T> {
     fn clone(&self) -> Self {
-        SharedTable(Arc::clone(&self.0))
+        SharedTable {
+            table: Arc::clone(&self.table),
+            prefetcher: self.prefetcher,
+        }
     }
 }
 
@@ -104,6 +118,9 @@ impl<T: Table> Table for SharedTable<T> {
     #[inline]
     fn store(&mut self, key: &Key, value: f64) {
         self.lock().store(key, value);
+    }
+    fn prefetcher(&self) -> Prefetcher {
+        self.prefetcher
     }
     fn entries(&self) -> u64 {
         self.lock().entries()

@@ -448,6 +448,16 @@ impl<L: Leaf, T: Table, G: Gravity> FairSearch<L, T, G> {
         let mut expected = 0.0f64;
         let sd = m.score_delta as f64;
         let mut shared_leaf: Option<L::Partial> = None;
+        if T::ENABLED && depth >= 2 && !after.game_over {
+            // The children differ only in their next disc: start loading
+            // their table sets now, so that all but the first probe find
+            // them in cache (values and counters are unchanged).
+            for &disc in &discs[..strata as usize] {
+                let mut child = *after;
+                child.next_disc = disc;
+                self.table.prefetch(&Key::new(&child, depth - 1));
+            }
+        }
         for s in 0..strata {
             if s > 0 {
                 self.check_budget()?;
@@ -514,7 +524,10 @@ impl<L: Leaf, T: Table, G: Gravity> FairSearch<L, T, G> {
     }
 
     /// [`Self::chance`] of a move that reveals: each sample finishes the
-    /// move from `prefix` with its own reveal draws.
+    /// move from `prefix` with its own reveal draws. Above the leaves, each
+    /// sample's child is made one sample ahead and its table set
+    /// prefetched, so that its probe finds it in cache; the counters and the
+    /// budget checks keep the sample-by-sample order.
     #[inline(always)]
     fn chance_paused(
         &mut self,
@@ -526,13 +539,18 @@ impl<L: Leaf, T: Table, G: Gravity> FairSearch<L, T, G> {
         let strata = self.config.strata;
         let mut value = 0.0f64;
         let mut expected = 0.0f64;
+        let mut next = self.paused_sample(prefix, seed, 0, discs);
         for s in 0..strata {
             if s > 0 {
                 self.check_budget()?;
             }
-            let mut rng = StratifiedDraws::new(seed, s, strata);
-            let (mut child, m) = finish_move(self.gravity, prefix, &mut rng, &mut ());
-            canonicalize(&mut child.board);
+            let (child, m) = next;
+            if s + 1 < strata {
+                next = self.paused_sample(prefix, seed, s + 1, discs);
+                if T::ENABLED && depth >= 2 && !next.0.game_over {
+                    self.table.prefetch(&Key::new(&next.0, depth - 1));
+                }
+            }
             self.stats.work += 1;
             self.stats.move_calls += 1;
             let sd = m.score_delta as f64;
@@ -541,7 +559,6 @@ impl<L: Leaf, T: Table, G: Gravity> FairSearch<L, T, G> {
                 value += sd + TERMINAL_UTILITY;
                 continue;
             }
-            child.next_disc = discs[s as usize];
             let v = if depth == 1 {
                 self.enter_leaf()?;
                 let partial = self.leaf.partial_cached(&mut self.leaf_cache, &child);
@@ -553,6 +570,24 @@ impl<L: Leaf, T: Table, G: Gravity> FairSearch<L, T, G> {
         }
         let n = f64::from(strata);
         Ok((value / n, expected / n))
+    }
+
+    /// Sample `s` of a revealing chance node: the move finished from
+    /// `prefix` with the sample's reveal draws, canonicalised, with the
+    /// sample's next disc (ignored when the move ended the game).
+    #[inline(always)]
+    fn paused_sample(
+        &self,
+        prefix: &MovePrefix,
+        seed: u32,
+        s: u32,
+        discs: &[u8; 32],
+    ) -> (Position, MoveSummary) {
+        let mut rng = StratifiedDraws::new(seed, s, self.config.strata);
+        let (mut child, m) = finish_move(self.gravity, prefix, &mut rng, &mut ());
+        canonicalize(&mut child.board);
+        child.next_disc = discs[s as usize];
+        (child, m)
     }
 
     /// The leaf, table, gravity path and configuration.
