@@ -278,6 +278,53 @@ struct ShapeEntry {
     shape: ShapeTerms,
     /// The board's partial.
     partial: FairPartial,
+    /// direct_potential of the board as a [`Fixed`] sum.
+    direct_fixed: Fixed,
+    /// cracked_exposure and solid_exposure of the board.
+    exposure_sums: [f64; 2],
+}
+
+/// A sum of non-negative doubles `x <= 1.0` kept exactly in fixed point:
+/// `Σ x·2^FIXED_BITS` for the terms that are multiples of `2^-FIXED_BITS`,
+/// plus [`INEXACT`] for each other term. Terms are added and removed with
+/// wrapping integer arithmetic, in any order.
+///
+/// If the sum is below `2^53` (no inexact term, the real sum below
+/// `2^(53 - FIXED_BITS)`), every partial sum of the terms in any order is a
+/// multiple of `2^-FIXED_BITS` below `2^(53 - FIXED_BITS)`, so it is a double
+/// and every floating-point addition of a row-major walk (`sum = 0.0; sum
+/// += x` with all `x >= +0.0`) is exact: the walk's result is the exact
+/// sum, which [`Fixed`] gives directly ([`exact_sum`]), bit for bit.
+type Fixed = u64;
+
+/// The fixed-point scale of [`Fixed`]: sums below 8.0 are exact.
+const FIXED_BITS: u64 = 50;
+
+/// The [`Fixed`] count of one inexact term (above any 49 exact terms,
+/// each at most `2^FIXED_BITS`).
+const INEXACT: Fixed = 1 << 56;
+
+/// The [`Fixed`] term of `x` (`+0.0 <= x <= 1.0`): `x·2^FIXED_BITS` if that
+/// is an integer, else [`INEXACT`] (also for `-0.0` and anything else).
+#[inline(always)]
+const fn fixed(x: f64) -> Fixed {
+    let bits = x.to_bits();
+    let mantissa = (bits & ((1 << 52) - 1)) | (1 << 52);
+    // x = mantissa · 2^(exponent - 1075), so x·2^FIXED_BITS = mantissa >> shift.
+    let shift = (1075 - FIXED_BITS).wrapping_sub(bits >> 52);
+    // Branch-free (the terms' exactness is data): `&` on the conditions.
+    let clamped = if shift < 63 { shift } else { 63 };
+    let exact = (shift < 64) & (mantissa & ((1u64 << clamped) - 1) == 0);
+    let value = if exact { mantissa >> clamped } else { INEXACT };
+    if bits == 0 { 0 } else { value }
+}
+
+/// The double a row-major walk over the terms of the [`Fixed`] sum `sum`
+/// gives, if `sum` is exact (see [`Fixed`]).
+#[inline(always)]
+fn exact_sum(sum: Fixed) -> Option<f64> {
+    const SCALE: f64 = 1.0 / (1u64 << FIXED_BITS) as f64;
+    (sum < 1 << 53).then_some(sum as i64 as f64 * SCALE)
 }
 
 /// The terms of the dot product that depend on the shape alone.
@@ -330,6 +377,8 @@ impl Default for ShapeCache {
                 by_next: [0.0; 8],
                 game_over: false,
             },
+            direct_fixed: 0,
+            exposure_sums: [0.0; 2],
         };
         ShapeCache {
             slots: vec![empty; SHAPE_SLOTS].into_boxed_slice(),
@@ -381,13 +430,25 @@ impl ShapeEntry {
         f.set_board(&pos.board);
         let covered_height_risk = f.covered_height_risk();
         let rise_pressure = f.rise_pressure(pos.moves_remaining);
+        // The pass of `compute_additions`, also keeping the sum as `Fixed`.
         self.addition_cells = f.addition_cells();
-        let direct_potential = f.compute_additions();
+        let (mut direct_potential, mut direct_fixed) = (0.0, 0);
+        let mut cells = self.addition_cells;
+        while cells != 0 {
+            let i = cells.trailing_zeros();
+            cells &= cells - 1;
+            let index = f.addition_index(i);
+            f.addition[i as usize & 63] = index;
+            direct_potential += ADDITION[usize::from(index) & 511];
+            direct_fixed += ADDITION_FIXED[usize::from(index) & 511];
+        }
+        self.direct_fixed = direct_fixed;
         (self.horizontal, self.vertical) = f.release_cells();
         let latent_chain_potential = f.compute_releases();
         let exposed = f.exposed_grays();
         f.compute_exposure(exposed.0, exposed.1);
         self.exposed = exposed;
+        self.exposure_sums = f.exposure_sums(exposed.0);
         self.run_other = run_has_other(f.num, f.occ);
         self.shape_planes = [
             planes(&f.height_at_least),
@@ -401,7 +462,7 @@ impl ShapeEntry {
                 direct_potential,
                 latent_chain_potential,
             ],
-            Some(f.exposure_sums(exposed.0)),
+            Some(self.exposure_sums),
             0,
         );
         let w = &FAIR_WEIGHTS;
@@ -452,12 +513,21 @@ impl ShapeEntry {
         self.addition_cells = above_height | above_run;
         self.horizontal = !(above_run | run_eq) & self.run_other;
         self.vertical = num & !(above_height | height_eq) & greater(&value, grays);
+        // direct_potential as a `Fixed` sum over all cells (the additions
+        // outside `addition_cells` are 0): the changed cells' old terms out,
+        // their new ones in.
+        let mut direct_fixed = self.direct_fixed;
         let mut cells = changed;
         while cells != 0 {
             let i = cells.trailing_zeros();
             cells &= cells - 1;
-            f.addition[i as usize & 63] = f.addition_index(i);
+            let index = f.addition_index(i);
+            let old = std::mem::replace(&mut f.addition[i as usize & 63], index);
+            direct_fixed = direct_fixed
+                .wrapping_sub(ADDITION_FIXED[usize::from(old) & 511])
+                .wrapping_add(ADDITION_FIXED[usize::from(index) & 511]);
         }
+        self.direct_fixed = direct_fixed;
         // The releases that read a changed addition: the horizontal ones in
         // a changed cell's run (the occupied cells joined to it in its row),
         // the vertical ones in its column.
@@ -473,13 +543,16 @@ impl ShapeEntry {
         let stale = changed | (run_cells & self.horizontal) | (columns & self.vertical);
         let (addition_cells, horizontal, vertical) =
             (self.addition_cells, self.horizontal, self.vertical);
-        let mut direct_potential = 0.0;
-        let mut cells = addition_cells;
-        while cells != 0 {
-            let i = cells.trailing_zeros() as usize & 63;
-            cells &= cells - 1;
-            direct_potential += f.addition(i);
-        }
+        let direct_potential = exact_sum(direct_fixed).unwrap_or_else(|| {
+            let mut sum = 0.0;
+            let mut cells = addition_cells;
+            while cells != 0 {
+                let i = cells.trailing_zeros() as usize & 63;
+                cells &= cells - 1;
+                sum += f.addition(i);
+            }
+            sum
+        });
         // §9.5: a release reads the cell's number and the additions of the
         // other numbered cells of its run (horizontal) and column
         // (vertical): only the changed cells and the `stale` ones can change.
@@ -500,11 +573,16 @@ impl ShapeEntry {
             latent_chain_potential += f.total[i];
         }
         let joint = stale & f.next_to_gray();
-        // §9.8: a gray's exposure reads the joint totals of its neighbours.
+        // §9.8: a gray's exposure reads the joint totals of its neighbours;
+        // the sums change only if some exposure is recomputed.
         let (exposed, three_or_more) = self.exposed;
         let near = (joint << 8) | (joint >> 8) | (joint << 1) | (joint >> 1);
-        f.compute_exposure(exposed & near, three_or_more);
-        let [cracked_exposure, solid_exposure] = f.exposure_sums(exposed);
+        let renewed = exposed & near;
+        if renewed != 0 {
+            f.compute_exposure(renewed, three_or_more);
+            self.exposure_sums = f.exposure_sums(exposed);
+        }
+        let [cracked_exposure, solid_exposure] = self.exposure_sums;
         // dot_prefix over the terms, with the shape's ones kept (see
         // `ShapeTerms`).
         let w = &FAIR_WEIGHTS;
@@ -559,6 +637,17 @@ const ADDITION: [f64; 512] = {
     let mut k = 0;
     while k < 512 {
         t[k] = union(READY[k / 8], READY[k % 8]);
+        k += 1;
+    }
+    t
+};
+
+/// `ADDITION_FIXED[k]` = `fixed(ADDITION[k])`.
+const ADDITION_FIXED: [Fixed; 512] = {
+    let mut t = [0; 512];
+    let mut k = 0;
+    while k < 512 {
+        t[k] = fixed(ADDITION[k]);
         k += 1;
     }
     t
@@ -1599,21 +1688,23 @@ impl Features {
     }
 
     /// cracked_exposure and solid_exposure: the row-major sums of the
-    /// contributions of the exposed cracked and solid grays.
+    /// contributions of the exposed cracked and solid grays, in one walk
+    /// over `exposed` that adds each contribution to its kind's sum and
+    /// `+0.0` to the other (which changes nothing: the sums are never
+    /// `-0.0`).
     #[inline(always)]
     fn exposure_sums(&self, exposed: u64) -> [f64; 2] {
-        let mut sums = [0.0; 2];
-        for (sum, mut grays) in sums
-            .iter_mut()
-            .zip([exposed & self.cracked, exposed & !self.cracked])
-        {
-            while grays != 0 {
-                let i = grays.trailing_zeros() as usize & 63;
-                grays &= grays - 1;
-                *sum += self.exposure[i];
-            }
+        let (mut cracked_sum, mut solid_sum) = (0.0, 0.0);
+        let mut grays = exposed;
+        while grays != 0 {
+            let i = grays.trailing_zeros() as usize & 63;
+            grays &= grays - 1;
+            let x = self.exposure[i].to_bits();
+            let is_cracked = (self.cracked >> i & 1).wrapping_neg();
+            cracked_sum += f64::from_bits(x & is_cracked);
+            solid_sum += f64::from_bits(x & !is_cracked);
         }
-        sums
+        [cracked_sum, solid_sum]
     }
 
     /// §9.8 solid_exposure: row-major over the exposed solid grays, the
@@ -1653,6 +1744,35 @@ mod tests {
         for (h, &s) in SQUARES_UP_TO.iter().enumerate() {
             assert_eq!(s, (1..=h as u32).map(|e| e * e).sum::<u32>());
         }
+    }
+
+    #[test]
+    fn fixed_terms_and_sums() {
+        assert_eq!(fixed(0.0), 0);
+        assert_eq!(fixed(1.0), 1 << FIXED_BITS);
+        assert_eq!(fixed(0.75), 3 << (FIXED_BITS - 2));
+        assert_eq!(fixed(READY[50]), 1 << 1);
+        assert_eq!(fixed(READY[51]), 1);
+        assert_eq!(fixed(READY[52]), INEXACT);
+        assert_eq!(fixed(1.0 + f64::EPSILON), INEXACT);
+        assert_eq!(fixed(0.1), INEXACT);
+        assert_eq!(fixed(-0.0), INEXACT);
+        assert_eq!(fixed(f64::MIN_POSITIVE / 2.0), INEXACT);
+        for (k, &a) in ADDITION.iter().enumerate() {
+            let f = ADDITION_FIXED[k];
+            assert!(
+                f == INEXACT || a * (1u64 << FIXED_BITS) as f64 == f as f64,
+                "{k}"
+            );
+        }
+        // Exact sums are the walk's, in any order; 8.0 and up are not taken.
+        let terms = [0.75, 0.5, 0.125, 1.0, READY[40], 1.0, 1.0, 1.0];
+        let walk = terms.iter().fold(0.0, |s, &x| s + x);
+        let sum = terms.iter().map(|&x| fixed(x)).sum();
+        assert_eq!(exact_sum(sum), Some(walk));
+        assert_eq!(exact_sum(sum + 3 * fixed(1.0)), None);
+        assert_eq!(exact_sum(fixed(0.5) + INEXACT), None);
+        assert_eq!(exact_sum(0).map(f64::to_bits), Some(0));
     }
 
     #[test]

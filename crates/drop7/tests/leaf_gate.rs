@@ -521,3 +521,47 @@ proptest! {
         })?;
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 3_000, .. ProptestConfig::default() })]
+
+    /// A random board, then a long chain of same-shape variants each
+    /// renumbering one or two cells in chosen rows (so that successive
+    /// changes sit in different rows, alternating between top and bottom,
+    /// and the cache resumes its row-major sums from rows whose
+    /// checkpoints the previous variants wrote): the cached partial equals
+    /// the plain leaf on each.
+    #[test]
+    fn cached_partial_equals_plain_leaf_on_row_alternating_edits(
+        heights in prop::array::uniform7(0u8..=7),
+        codes in prop::array::uniform7(prop::array::uniform7(code())),
+        steps in prop::collection::vec(
+            (0usize..SIZE, 0usize..SIZE, 1u8..=7, prop::option::of((0usize..SIZE, 1u8..=7))),
+            1..16,
+        ),
+        moves in 1u8..=5,
+    ) {
+        let mut cache = Default::default();
+        let mut cells = random_cells(heights, codes);
+        assert_cached_equals_plain(&mut cache, &cells, moves)?;
+        for (row, pick, value, second) in steps {
+            // The `pick`-th numbered cell of `row` (cyclically), if any.
+            let numbered_in = |cells: &Cells, row: usize| -> Vec<usize> {
+                (SIZE * row..SIZE * (row + 1))
+                    .filter(|&i| (1..=7).contains(&cells[i]))
+                    .collect()
+            };
+            let in_row = numbered_in(&cells, row);
+            if !in_row.is_empty() {
+                cells[in_row[pick % in_row.len()]] = value;
+            }
+            if let Some((other, v)) = second {
+                let in_other = numbered_in(&cells, other);
+                if !in_other.is_empty() {
+                    cells[in_other[(pick + 1) % in_other.len()]] = v;
+                }
+            }
+            assert_cached_equals_plain(&mut cache, &cells, moves)?;
+        }
+    }
+}
