@@ -430,18 +430,8 @@ impl ShapeEntry {
         f.set_board(&pos.board);
         let covered_height_risk = f.covered_height_risk();
         let rise_pressure = f.rise_pressure(pos.moves_remaining);
-        // The pass of `compute_additions`, also keeping the sum as `Fixed`.
         self.addition_cells = f.addition_cells();
-        let (mut direct_potential, mut direct_fixed) = (0.0, 0);
-        let mut cells = self.addition_cells;
-        while cells != 0 {
-            let i = cells.trailing_zeros();
-            cells &= cells - 1;
-            let index = f.addition_index(i);
-            f.addition[i as usize & 63] = index;
-            direct_potential += ADDITION[usize::from(index) & 511];
-            direct_fixed += ADDITION_FIXED[usize::from(index) & 511];
-        }
+        let (direct_potential, direct_fixed) = f.compute_additions();
         self.direct_fixed = direct_fixed;
         (self.horizontal, self.vertical) = f.release_cells();
         let latent_chain_potential = f.compute_releases();
@@ -1119,7 +1109,7 @@ impl Features {
         // so that they overlap the integer work of the passes.
         let covered_height_risk = self.covered_height_risk();
         let rise_pressure = self.rise_pressure(moves_remaining);
-        let direct_potential = self.compute_additions();
+        let (direct_potential, _) = self.compute_additions();
         let latent_chain_potential = self.compute_releases();
         self.terms_from(
             [
@@ -1331,10 +1321,11 @@ impl Features {
     /// §9.4 pass: the `addition` of every numbered cell whose value exceeds
     /// its column height or its run length (for the others both components
     /// are 0, so the addition is exactly 0). Returns direct_potential, their
-    /// row-major sum (adding the skipped +0.0s changes nothing).
+    /// row-major sum (adding the skipped +0.0s changes nothing), and the
+    /// same sum as a [`Fixed`] (for the shape cache).
     #[inline(always)]
-    fn compute_additions(&mut self) -> f64 {
-        let mut direct_potential = 0.0;
+    fn compute_additions(&mut self) -> (f64, Fixed) {
+        let (mut direct_potential, mut direct_fixed) = (0.0, 0);
         let mut cells = self.addition_cells();
         while cells != 0 {
             let i = cells.trailing_zeros();
@@ -1342,8 +1333,9 @@ impl Features {
             let index = self.addition_index(i);
             self.addition[i as usize & 63] = index;
             direct_potential += ADDITION[usize::from(index) & 511];
+            direct_fixed += ADDITION_FIXED[usize::from(index) & 511];
         }
-        direct_potential
+        (direct_potential, direct_fixed)
     }
 
     /// The numbered cells whose value exceeds their column height or their
