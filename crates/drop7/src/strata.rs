@@ -23,11 +23,18 @@ const SAMPLE_MULTIPLIER: u32 = 0x9e37_79b9;
 const FNV_OFFSET: u32 = 0x811c_9dc5;
 const FNV_PRIME: u32 = 0x0100_0193;
 
+/// The event seed of event `event` of `domain` under scenario seed `seed`
+/// (search.md §3.1): what the rotation and the jitter derive from.
+#[inline(always)]
+fn event_seed(seed: u32, domain: u32, event: u32) -> u32 {
+    mix32(seed ^ domain ^ event.wrapping_add(1).wrapping_mul(DEPTH_MULTIPLIER))
+}
+
 /// `stratifiedUnit(seed, sample, count, domain, event)`: a point of stratum
 /// `(sample + rotation) % count` of `[0, 1)` (search.md §3.1).
 #[inline]
 pub fn stratified_unit(seed: u32, sample: u32, count: u32, domain: u32, event: u32) -> f64 {
-    let event_seed = mix32(seed ^ domain ^ event.wrapping_add(1).wrapping_mul(DEPTH_MULTIPLIER));
+    let event_seed = event_seed(seed, domain, event);
     let rotation = event_seed % count;
     let stratum = (sample + rotation) % count;
     let jitter = f64::from(mix32(
@@ -104,9 +111,7 @@ impl DiscSource for StratifiedRandom {
 #[inline(always)]
 pub fn stratified_disc(seed: u32, sample: u32, count: u32, domain: u32, event: u32) -> u8 {
     if count == 7 {
-        let event_seed =
-            mix32(seed ^ domain ^ event.wrapping_add(1).wrapping_mul(DEPTH_MULTIPLIER));
-        ((sample + event_seed % 7) % 7) as u8 + 1
+        ((sample + rotation7(seed, domain, event)) % 7) as u8 + 1
     } else {
         unit_to_disc(stratified_unit(seed, sample, count, domain, event))
     }
@@ -138,10 +143,18 @@ impl RevealRotations {
     }
 }
 
-/// `mix32(event seed) % 7` of reveal event `event` under scenario seed `seed`.
+/// The 7-strata rotation of event `event` of `domain` under scenario seed
+/// `seed`: its [`event_seed`] `% 7` (a 7-strata disc is the sample plus this,
+/// mod 7, plus one; see [`stratified_disc`]).
+#[inline(always)]
+fn rotation7(seed: u32, domain: u32, event: u32) -> u32 {
+    event_seed(seed, domain, event) % 7
+}
+
+/// [`rotation7`] of reveal event `event`.
 #[inline(always)]
 fn reveal_rotation(seed: u32, event: u32) -> u32 {
-    mix32(seed ^ REVEAL_DOMAIN ^ event.wrapping_add(1).wrapping_mul(DEPTH_MULTIPLIER)) % 7
+    rotation7(seed, REVEAL_DOMAIN, event)
 }
 
 /// [`StratifiedRandom`]'s draws through [`stratified_disc`] (the 7-strata
