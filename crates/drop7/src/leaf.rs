@@ -85,8 +85,9 @@ pub trait Leaf {
 pub struct FairPartial {
     /// `result` after terms 1–18 (or the terminal value).
     prefix: f64,
-    /// `by_next[n]` = next_disc_vertical_options for next disc `n` (1..=7).
-    by_next: [f64; 8],
+    /// Nibble `n` (bits `4n..4n+4`) = next_disc_vertical_options for next
+    /// disc `n` (1..=7), a column count; nibble 0 is 0.
+    by_next: u32,
     /// The position is game over: every finish is [`FAIR_TERMINAL_UTILITY`].
     game_over: bool,
 }
@@ -117,7 +118,7 @@ impl Leaf for FairLeaf {
         if pos.game_over {
             return FairPartial {
                 prefix: FAIR_TERMINAL_UTILITY,
-                by_next: [0.0; 8],
+                by_next: 0,
                 game_over: true,
             };
         }
@@ -136,12 +137,13 @@ impl Leaf for FairLeaf {
         if partial.game_over {
             return FAIR_TERMINAL_UTILITY;
         }
-        let options = partial
-            .by_next
-            .get(usize::from(next_disc))
-            .copied()
-            .unwrap_or(0.0);
-        partial.prefix + FAIR_WEIGHTS[TERM_COUNT - 1] * options
+        // A count of columns (0..=7): the same double as the spec's `+= 1.0`s.
+        let options = if next_disc <= 7 {
+            (partial.by_next >> (4 * u32::from(next_disc))) & 15
+        } else {
+            0
+        };
+        partial.prefix + FAIR_WEIGHTS[TERM_COUNT - 1] * f64::from(options)
     }
 }
 
@@ -358,6 +360,45 @@ struct ShapeTerms {
 #[derive(Clone)]
 pub struct ShapeCache {
     slots: Box<[ShapeEntry]>,
+    memo: Box<[MemoEntry]>,
+}
+
+/// Slots of a [`ShapeCache`]'s board memo (a power of two; 40 bytes each).
+const MEMO_SLOTS: usize = 4096;
+
+/// One remembered partial: the exact board and moves_remaining it is of.
+/// Many leaves of a decision repeat a board seen a little earlier (a disc
+/// that pops on its own leaves the same board in every column and with
+/// every disc that does so; two drops in either order): those are answered
+/// from the memo.
+#[derive(Clone, Copy, Debug, Default)]
+struct MemoEntry {
+    /// The board's column words, moves_remaining in the top nibble of word
+    /// 0 (a column word uses 28 bits); all zero, no position's, when unused.
+    key: [u32; SIZE],
+    /// [`FairPartial::by_next`].
+    by_next: u32,
+    /// [`FairPartial::prefix`].
+    prefix: f64,
+}
+
+/// The memo key of a non-terminal position (`moves_remaining` 1..=5).
+#[inline(always)]
+fn memo_key(pos: &Position) -> [u32; SIZE] {
+    let mut key = *pos.board.columns();
+    key[0] |= u32::from(pos.moves_remaining) << 28;
+    key
+}
+
+/// The memo slot of a key.
+#[inline(always)]
+fn memo_slot(key: &[u32; SIZE]) -> usize {
+    let pair = |i: usize| u64::from(key[i]) | u64::from(key[i + 1]) << 32;
+    let h = (pair(0).wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ pair(2))
+        .wrapping_mul(0xC2B2_AE3D_27D4_EB4F)
+        ^ pair(4).wrapping_mul(0x1656_67B1_9E37_79F9)
+        ^ u64::from(key[6]);
+    (h.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 40) as usize & (MEMO_SLOTS - 1)
 }
 
 impl Default for ShapeCache {
@@ -374,7 +415,7 @@ impl Default for ShapeCache {
             shape: ShapeTerms::default(),
             partial: FairPartial {
                 prefix: 0.0,
-                by_next: [0.0; 8],
+                by_next: 0,
                 game_over: false,
             },
             direct_fixed: 0,
@@ -382,6 +423,7 @@ impl Default for ShapeCache {
         };
         ShapeCache {
             slots: vec![empty; SHAPE_SLOTS].into_boxed_slice(),
+            memo: vec![MemoEntry::default(); MEMO_SLOTS].into_boxed_slice(),
         }
     }
 }
@@ -401,13 +443,28 @@ impl ShapeCache {
     /// [`FairLeaf`]'s partial of the non-terminal `pos`.
     #[inline]
     fn partial(&mut self, pos: &Position) -> FairPartial {
+        let board_key = memo_key(pos);
+        let memo = &mut self.memo[memo_slot(&board_key)];
+        if memo.key == board_key {
+            return FairPartial {
+                prefix: memo.prefix,
+                by_next: memo.by_next,
+                game_over: false,
+            };
+        }
         let key = shape_key(pos);
         let entry = &mut self.slots[shape_slot(&key)];
-        if entry.key == key {
+        let partial = if entry.key == key {
             entry.variant(&pos.board)
         } else {
             entry.load(key, pos)
-        }
+        };
+        *memo = MemoEntry {
+            key: board_key,
+            by_next: partial.by_next,
+            prefix: partial.prefix,
+        };
+        partial
     }
 }
 
@@ -1125,10 +1182,10 @@ impl Features {
 
     /// `next_disc_vertical_options` for every next disc 1..=7 (index 0 unused).
     #[inline(always)]
-    fn by_next(&self) -> [f64; 8] {
-        let mut by_next = [0.0; 8];
-        for (n, slot) in by_next.iter_mut().enumerate().skip(1) {
-            *slot = f64::from(self.columns_of_height(n as u32 - 1));
+    fn by_next(&self) -> u32 {
+        let mut by_next = 0;
+        for n in 1..=7 {
+            by_next |= self.columns_of_height(n - 1) << (4 * n);
         }
         by_next
     }

@@ -565,3 +565,34 @@ proptest! {
         }
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 3_000, .. ProptestConfig::default() })]
+
+    /// A few boards of one shape (a random board and renumberings of it)
+    /// visited in a random order with random moves_remaining, so that the
+    /// cache's board memo answers the revisits: the cached partial equals
+    /// the plain leaf on each, and a board seen with another
+    /// moves_remaining is never answered with that one's partial.
+    #[test]
+    fn cached_partial_equals_plain_leaf_on_revisited_boards(
+        heights in prop::array::uniform7(0u8..=7),
+        codes in prop::array::uniform7(prop::array::uniform7(code())),
+        edits in prop::collection::vec((0usize..CELLS, 1u8..=7), 1..4),
+        visits in prop::collection::vec((0usize..4, 1u8..=5), 1..24),
+    ) {
+        let base = random_cells(heights, codes);
+        let mut boards = vec![base];
+        for (i, v) in edits {
+            let mut cells = base;
+            if (1..=7).contains(&cells[i]) {
+                cells[i] = v;
+            }
+            boards.push(cells);
+        }
+        let mut cache = Default::default();
+        for (k, moves) in visits {
+            assert_cached_equals_plain(&mut cache, &boards[k % boards.len()], moves)?;
+        }
+    }
+}
