@@ -361,6 +361,24 @@ struct ShapeTerms {
 pub struct ShapeCache {
     slots: Box<[ShapeEntry]>,
     memo: Box<[MemoEntry]>,
+    /// Run the partial as code built for POPCNT, BMI1, BMI2 and LZCNT (set
+    /// only where the CPU has all four; see [`ShapeCache::baseline`]).
+    bit_instructions: bool,
+}
+
+/// Whether this CPU has POPCNT, BMI1, BMI2 and LZCNT (x86-64 only).
+fn bit_instructions_detected() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::arch::is_x86_feature_detected!("popcnt")
+            && std::arch::is_x86_feature_detected!("bmi1")
+            && std::arch::is_x86_feature_detected!("bmi2")
+            && std::arch::is_x86_feature_detected!("lzcnt")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
 }
 
 /// Slots of a [`ShapeCache`]'s board memo (a power of two; 40 bytes each).
@@ -424,6 +442,7 @@ impl Default for ShapeCache {
         ShapeCache {
             slots: vec![empty; SHAPE_SLOTS].into_boxed_slice(),
             memo: vec![MemoEntry::default(); MEMO_SLOTS].into_boxed_slice(),
+            bit_instructions: bit_instructions_detected(),
         }
     }
 }
@@ -433,16 +452,57 @@ impl std::fmt::Debug for ShapeCache {
         let used = self.slots.iter().filter(|s| s.key != [0; 4]).count();
         write!(
             f,
-            "ShapeCache {{ slots: {}, used: {used} }}",
-            self.slots.len()
+            "ShapeCache {{ slots: {}, used: {used}, bit_instructions: {} }}",
+            self.slots.len(),
+            self.bit_instructions
         )
     }
 }
 
 impl ShapeCache {
+    /// An empty cache that always runs the baseline x86-64 code, even on a
+    /// CPU with POPCNT, BMI1, BMI2 and LZCNT (the default uses code built
+    /// for them there: the same integer results, fewer instructions). For
+    /// tests and comparisons; the partials are the same bit for bit.
+    pub fn baseline() -> ShapeCache {
+        ShapeCache {
+            bit_instructions: false,
+            ..ShapeCache::default()
+        }
+    }
+
+    /// Whether this cache runs the code built for POPCNT, BMI1, BMI2 and
+    /// LZCNT (see [`ShapeCache::baseline`]).
+    pub fn uses_bit_instructions(&self) -> bool {
+        self.bit_instructions
+    }
+
     /// [`FairLeaf`]'s partial of the non-terminal `pos`.
     #[inline]
     fn partial(&mut self, pos: &Position) -> FairPartial {
+        #[cfg(target_arch = "x86_64")]
+        if self.bit_instructions {
+            // SAFETY: `bit_instructions` is only set where
+            // `bit_instructions_detected` found all four features.
+            return unsafe { self.partial_with_bit_instructions(pos) };
+        }
+        self.partial_body(pos)
+    }
+
+    /// [`ShapeCache::partial_body`] built for POPCNT, BMI1, BMI2 and LZCNT:
+    /// `count_ones`, `trailing_zeros` and the shifts and masks of the passes
+    /// become single instructions (integer work only: every floating-point
+    /// operation is the same, in the same order, and Rust never fuses a
+    /// multiply and an add, so the partial is bit-identical).
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "popcnt,bmi1,bmi2,lzcnt")]
+    fn partial_with_bit_instructions(&mut self, pos: &Position) -> FairPartial {
+        self.partial_body(pos)
+    }
+
+    /// The partial: the board memo, else the shape entry.
+    #[inline(always)]
+    fn partial_body(&mut self, pos: &Position) -> FairPartial {
         let board_key = memo_key(pos);
         let memo = &mut self.memo[memo_slot(&board_key)];
         if memo.key == board_key {

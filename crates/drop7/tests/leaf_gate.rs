@@ -12,7 +12,7 @@ use std::sync::OnceLock;
 use std::time::Instant;
 
 use drop7::board::{Board, CELLS, Cells, SIZE, parse_cells};
-use drop7::leaf::{FairLeaf, Leaf};
+use drop7::leaf::{FairLeaf, Leaf, ShapeCache};
 use drop7::position::Position;
 use drop7::reference::leaf::{
     FAIR_TERMINAL_UTILITY, FAIR_WEIGHTS, TERM_COUNT, TERM_NAMES, fair_leaf, fair_leaf_terms,
@@ -397,7 +397,22 @@ fn assert_cached_equals_plain(
 /// cells renumbered (same shape, so the cache's incremental path runs).
 #[test]
 fn cached_partial_equals_plain_leaf_on_golden_states() {
-    let mut cache = Default::default();
+    renumbered_golden_states_through(Default::default());
+}
+
+/// The same with a cache that runs the baseline x86-64 code where the
+/// default one runs code built for POPCNT, BMI1, BMI2 and LZCNT (on a CPU
+/// without them, both run the baseline code).
+#[test]
+fn baseline_cached_partial_equals_plain_leaf_on_golden_states() {
+    let cache = ShapeCache::baseline();
+    assert!(!cache.uses_bit_instructions());
+    renumbered_golden_states_through(cache);
+}
+
+/// The golden states in file order, each followed by renumbered variants
+/// (same shape), through `cache`.
+fn renumbered_golden_states_through(mut cache: ShapeCache) {
     for (k, c) in cases().iter().enumerate() {
         if c.position.game_over {
             continue;
@@ -573,7 +588,8 @@ proptest! {
     /// visited in a random order with random moves_remaining, so that the
     /// cache's board memo answers the revisits: the cached partial equals
     /// the plain leaf on each, and a board seen with another
-    /// moves_remaining is never answered with that one's partial.
+    /// moves_remaining is never answered with that one's partial; through
+    /// the default cache and through [`ShapeCache::baseline`].
     #[test]
     fn cached_partial_equals_plain_leaf_on_revisited_boards(
         heights in prop::array::uniform7(0u8..=7),
@@ -590,9 +606,11 @@ proptest! {
             }
             boards.push(cells);
         }
-        let mut cache = Default::default();
-        for (k, moves) in visits {
-            assert_cached_equals_plain(&mut cache, &boards[k % boards.len()], moves)?;
+        // The default cache and one that runs the baseline x86-64 code.
+        for mut cache in [ShapeCache::default(), ShapeCache::baseline()] {
+            for &(k, moves) in &visits {
+                assert_cached_equals_plain(&mut cache, &boards[k % boards.len()], moves)?;
+            }
         }
     }
 }
