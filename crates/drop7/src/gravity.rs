@@ -315,6 +315,22 @@ macro_rules! with_gravity {
     };
 }
 
+/// Whether this CPU has POPCNT, BMI1, BMI2 and LZCNT (x86-64 only): the
+/// leaf's shape cache then runs code built for them (the same results).
+pub fn bit_instructions_detected() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::arch::is_x86_feature_detected!("popcnt")
+            && std::arch::is_x86_feature_detected!("bmi1")
+            && std::arch::is_x86_feature_detected!("bmi2")
+            && std::arch::is_x86_feature_detected!("lzcnt")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

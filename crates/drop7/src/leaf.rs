@@ -366,21 +366,6 @@ pub struct ShapeCache {
     bit_instructions: bool,
 }
 
-/// Whether this CPU has POPCNT, BMI1, BMI2 and LZCNT (x86-64 only).
-fn bit_instructions_detected() -> bool {
-    #[cfg(target_arch = "x86_64")]
-    {
-        std::arch::is_x86_feature_detected!("popcnt")
-            && std::arch::is_x86_feature_detected!("bmi1")
-            && std::arch::is_x86_feature_detected!("bmi2")
-            && std::arch::is_x86_feature_detected!("lzcnt")
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        false
-    }
-}
-
 /// Slots of a [`ShapeCache`]'s board memo (a power of two; 40 bytes each).
 const MEMO_SLOTS: usize = 4096;
 
@@ -442,7 +427,7 @@ impl Default for ShapeCache {
         ShapeCache {
             slots: vec![empty; SHAPE_SLOTS].into_boxed_slice(),
             memo: vec![MemoEntry::default(); MEMO_SLOTS].into_boxed_slice(),
-            bit_instructions: bit_instructions_detected(),
+            bit_instructions: crate::gravity::bit_instructions_detected(),
         }
     }
 }
