@@ -251,14 +251,16 @@ fn shape_slot(key: &ShapeKey) -> usize {
 
 /// One cached shape: the last board seen of that shape, after the §9.4–§9.5
 /// passes, and what depends on the shape alone.
+///
+/// Laid out for the cache lines a variant touches: the fields before
+/// `features` (every variant reads them) share four lines, and `features`
+/// starts on a line of its own (see [`Features`]). Entries are 64-byte
+/// aligned.
 #[derive(Clone, Copy, Debug)]
+#[repr(C, align(64))]
 struct ShapeEntry {
     /// The shape ([`shape_key`]); all zero (no position has it) when unused.
     key: ShapeKey,
-    /// The board's features after [`Features::compute_releases`]: `addition`
-    /// holds its additions, `total` its releases, `exposure` the
-    /// contributions of its exposed grays.
-    features: Features,
     /// The numbered cells whose addition can be non-zero
     /// ([`Features::addition_cells`]) and those that can have a horizontal
     /// and a vertical release ([`Features::release_cells`]), for the board.
@@ -287,6 +289,10 @@ struct ShapeEntry {
     direct_fixed: Fixed,
     /// cracked_exposure and solid_exposure of the board.
     exposure_sums: [f64; 2],
+    /// The board's features after [`Features::compute_releases`]: `addition`
+    /// holds its additions, `total` its releases, `exposure` the
+    /// contributions of its exposed grays.
+    features: Features,
 }
 
 /// A sum of non-negative doubles `x <= 1.0` kept exactly in fixed point:
@@ -1080,8 +1086,26 @@ fn low_number_height_risk(lows: u64) -> u32 {
 // ---------------------------------------------------------------------------
 
 /// Bitboard views of one board and the per-cell values of §9.4–§9.5.
+///
+/// 64-byte aligned with the per-cell arrays first, so that every row of
+/// `total` and of `exposure` (8 doubles) is one cache line and `addition`
+/// two lines: a neighbourhood read touches as few lines as it can.
 #[derive(Clone, Copy, Debug)]
+#[repr(C, align(64))]
 struct Features {
+    /// §9.5 `release` by bit index (0.0 where
+    /// [`Features::compute_releases`] writes nothing, again exactly). The
+    /// indices of no cell (bit 7 of a row byte, byte 7) stay 0.0 in both
+    /// arrays: they stand in for the missing neighbours of edge cells,
+    /// `(i ± 1) & 63` and `(i ± 8) & 63`.
+    total: [f64; 64],
+    /// §9.8 contribution of each exposed gray (written by
+    /// [`Features::compute_exposure`]; only the shape cache uses it).
+    exposure: [f64; 64],
+    /// §9.4 `addition` by bit index, as an index into [`ADDITION`]; 0
+    /// (0.0) where [`Features::compute_additions`] writes nothing (there it
+    /// is exactly 0).
+    addition: [u16; 64],
     /// Column words (nibble k = elevation k + 1); a zero eighth column lets
     /// `i % 8` index it without a bounds check.
     cols: [u32; 8],
@@ -1107,19 +1131,6 @@ struct Features {
     height_at_least: [u64; 9],
     /// `run_at_least[k]`: occupied cells whose horizontal run is >= k long.
     run_at_least: [u64; 9],
-    /// §9.4 `addition` by bit index, as an index into [`ADDITION`]; 0
-    /// (0.0) where [`Features::compute_additions`] writes nothing (there it
-    /// is exactly 0).
-    addition: [u16; 64],
-    /// §9.5 `release` by bit index (0.0 where
-    /// [`Features::compute_releases`] writes nothing, again exactly). The
-    /// indices of no cell (bit 7 of a row byte, byte 7) stay 0.0 in both
-    /// arrays: they stand in for the missing neighbours of edge cells,
-    /// `(i ± 1) & 63` and `(i ± 8) & 63`.
-    total: [f64; 64],
-    /// §9.8 contribution of each exposed gray (written by
-    /// [`Features::compute_exposure`]; only the shape cache uses it).
-    exposure: [f64; 64],
 }
 
 impl Features {
