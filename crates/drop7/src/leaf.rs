@@ -295,6 +295,14 @@ struct ShapeEntry {
     features: Features,
 }
 
+// The layout [`ShapeEntry`] and [`Features`] are built for.
+const _: () = {
+    use std::mem::offset_of;
+    assert!(offset_of!(ShapeEntry, features) == 256);
+    assert!(offset_of!(Features, total) == 0 && offset_of!(Features, exposure) == 512);
+    assert!(offset_of!(Features, addition) == 1024);
+};
+
 /// A sum of non-negative doubles `x <= 1.0` kept exactly in fixed point:
 /// `Σ x·2^FIXED_BITS` for the terms that are multiples of `2^-FIXED_BITS`,
 /// plus [`INEXACT`] for each other term. Terms are added and removed with
@@ -643,13 +651,21 @@ impl ShapeEntry {
         }
         let joint = touched & f.next_to_gray();
         // §9.8: a gray's exposure reads the joint totals of its neighbours
-        // (a function of their additions and releases); the sums change
-        // only if some exposure changes.
+        // (a function of their additions and releases); a kind's sum
+        // changes only if some exposure of that kind changes. A kind's sum
+        // alone is the same walk as [`Features::exposure_sums`] without
+        // the `+0.0`s of the other kind.
         let (exposed, three_or_more) = self.exposed;
         let near = (joint << 8) | (joint >> 8) | (joint << 1) | (joint >> 1);
         let renewed = exposed & near;
-        if renewed != 0 && f.compute_exposure(renewed, three_or_more) {
-            self.exposure_sums = f.exposure_sums(exposed);
+        if renewed != 0 {
+            let [cracked_differ, solid_differ] = f.compute_exposure(renewed, three_or_more);
+            if cracked_differ {
+                self.exposure_sums[0] = f.exposure_sum(exposed & f.cracked);
+            }
+            if solid_differ {
+                self.exposure_sums[1] = f.exposure_sum(exposed & !f.cracked);
+            }
         }
         let [cracked_exposure, solid_exposure] = self.exposure_sums;
         // dot_prefix over the terms, with the shape's ones kept (see
@@ -1756,13 +1772,13 @@ impl Features {
     /// The §9.8 contribution of each gray of `grays` (exposed ones) into
     /// `exposure`: cracked as in [`Features::cracked_exposure`], solid as in
     /// [`Features::solid_exposure`] (the same expressions). Whether some
-    /// contribution changed (bit patterns).
+    /// cracked and whether some solid contribution changed (bit patterns).
     ///
     /// The cracked and the solid grays are two walks: each cell's value is
     /// independent of the others (nothing is summed here), so the order is
     /// free, and a gray's kind is no branch to mispredict.
     #[inline(always)]
-    fn compute_exposure(&mut self, grays: u64, three_or_more: u64) -> bool {
+    fn compute_exposure(&mut self, grays: u64, three_or_more: u64) -> [bool; 2] {
         let mut differ = 0;
         let mut cracked = grays & self.cracked;
         while cracked != 0 {
@@ -1777,6 +1793,8 @@ impl Features {
             let x = (1.0 - inverse).to_bits();
             differ |= std::mem::replace(&mut self.exposure[i], f64::from_bits(x)).to_bits() ^ x;
         }
+        let cracked_differ = differ != 0;
+        differ = 0;
         let mut solid = grays & !self.cracked;
         while solid != 0 {
             let i = solid.trailing_zeros() as usize & 63;
@@ -1785,7 +1803,19 @@ impl Features {
             let x = (f64::from_bits(first) * 0.35 + f64::from_bits(second) * 0.65).to_bits();
             differ |= std::mem::replace(&mut self.exposure[i], f64::from_bits(x)).to_bits() ^ x;
         }
-        differ != 0
+        [cracked_differ, differ != 0]
+    }
+
+    /// The row-major sum of the contributions of the exposed grays `grays`.
+    #[inline(always)]
+    fn exposure_sum(&self, mut grays: u64) -> f64 {
+        let mut sum = 0.0;
+        while grays != 0 {
+            let i = grays.trailing_zeros() as usize & 63;
+            grays &= grays - 1;
+            sum += self.exposure[i];
+        }
+        sum
     }
 
     /// cracked_exposure and solid_exposure: the row-major sums of the
