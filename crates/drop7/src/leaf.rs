@@ -251,14 +251,16 @@ fn shape_slot(key: &ShapeKey) -> usize {
 
 /// One cached shape: the last board seen of that shape, after the §9.4–§9.5
 /// passes, and what depends on the shape alone.
+///
+/// Laid out for the cache lines a variant touches: the fields before
+/// `features` (every variant reads them) share four lines, and `features`
+/// starts on a line of its own (see [`Features`]). Entries are 64-byte
+/// aligned.
 #[derive(Clone, Copy, Debug)]
+#[repr(C, align(64))]
 struct ShapeEntry {
     /// The shape ([`shape_key`]); all zero (no position has it) when unused.
     key: ShapeKey,
-    /// The board's features after [`Features::compute_releases`]: `addition`
-    /// holds its additions, `total` its releases, `exposure` the
-    /// contributions of its exposed grays.
-    features: Features,
     /// The numbered cells whose addition can be non-zero
     /// ([`Features::addition_cells`]) and those that can have a horizontal
     /// and a vertical release ([`Features::release_cells`]), for the board.
@@ -276,6 +278,9 @@ struct ShapeEntry {
     /// … the exposed grays and those with three or more numbered neighbours
     /// ([`Features::exposed_grays`]), …
     exposed: (u64, u64),
+    /// … the cells where a 1 and where a 2 has both runs longer than its
+    /// value ([`Features::dead_low_numbers`]), …
+    dead: [u64; 2],
     /// … and the shape's terms (see [`ShapeTerms`]).
     shape: ShapeTerms,
     /// The board's partial.
@@ -284,7 +289,19 @@ struct ShapeEntry {
     direct_fixed: Fixed,
     /// cracked_exposure and solid_exposure of the board.
     exposure_sums: [f64; 2],
+    /// The board's features after [`Features::compute_releases`]: `addition`
+    /// holds its additions, `total` its releases, `exposure` the
+    /// contributions of its exposed grays.
+    features: Features,
 }
+
+// The layout [`ShapeEntry`] and [`Features`] are built for.
+const _: () = {
+    use std::mem::offset_of;
+    assert!(offset_of!(ShapeEntry, features) == 256);
+    assert!(offset_of!(Features, total) == 0 && offset_of!(Features, exposure) == 512);
+    assert!(offset_of!(Features, addition) == 1024);
+};
 
 /// A sum of non-negative doubles `x <= 1.0` kept exactly in fixed point:
 /// `Σ x·2^FIXED_BITS` for the terms that are multiples of `2^-FIXED_BITS`,
@@ -415,6 +432,7 @@ impl Default for ShapeCache {
             run_other: 0,
             shape_planes: [[0; 3]; 3],
             exposed: (0, 0),
+            dead: [0; 2],
             shape: ShapeTerms::default(),
             partial: FairPartial {
                 prefix: 0.0,
@@ -542,6 +560,7 @@ impl ShapeEntry {
         self.exposed = exposed;
         self.exposure_sums = f.exposure_sums(exposed.0);
         self.run_other = run_has_other(f.num, f.occ);
+        self.dead = f.dead_masks();
         self.shape_planes = [
             planes(&f.height_at_least),
             planes(&f.run_at_least),
@@ -609,26 +628,32 @@ impl ShapeEntry {
         // outside `addition_cells` are 0): the changed cells' old terms out,
         // their new ones in.
         let mut direct_fixed = self.direct_fixed;
+        // The changed cells whose addition changed (often a changed number
+        // keeps an addition of 0.0), and the runs (the occupied cells
+        // joined to the cell in its row, from [`RUN`]) through them.
+        let (mut add_changed, mut run_cells) = (0u64, 0u64);
         let mut cells = changed;
         while cells != 0 {
             let i = cells.trailing_zeros();
             cells &= cells - 1;
             let index = f.addition_index(i);
             let old = std::mem::replace(&mut f.addition[i as usize & 63], index);
+            let moved = u64::from(old != index);
+            add_changed |= moved << i;
+            let (s, t) = f.hrun(i);
+            run_cells |= (u64::from(span(s, t)) << (8 * (i / 8))) & moved.wrapping_neg();
             direct_fixed = direct_fixed
                 .wrapping_sub(ADDITION_FIXED[usize::from(old) & 511])
                 .wrapping_add(ADDITION_FIXED[usize::from(index) & 511]);
         }
         self.direct_fixed = direct_fixed;
-        // The releases that read a changed addition: the horizontal ones in
-        // a changed cell's run (the occupied cells joined to it in its row),
-        // the vertical ones in its column.
-        let occ = f.occ;
-        let mut run_cells = changed;
-        for _ in 1..SIZE {
-            run_cells |= ((run_cells << 1) | (run_cells >> 1)) & occ;
-        }
-        let mut columns = changed | changed >> 32;
+        // The releases to redo: the changed cells' own (a release reads
+        // the cell's number; the masks of the cells that can have one
+        // change only at changed cells), and those that read a changed
+        // addition: the horizontal ones in its run, the vertical ones in
+        // its column. Every other release reads the same numbers, masks
+        // and additions as before, so it is the same value.
+        let mut columns = add_changed | add_changed >> 32;
         columns |= columns >> 16;
         columns |= columns >> 8;
         let columns = (columns & 0x7F).wrapping_mul(COLUMN_0);
@@ -651,11 +676,16 @@ impl ShapeEntry {
         let release_cells = horizontal | vertical;
         // (`release_at` of a cell outside `release_cells` is `union(0.0,
         // 0.0)`, the exact 0.0 the passes leave there.)
+        // `touched`: the cells whose addition or release changed (bit
+        // patterns), the only ones whose §9.8 total can differ.
+        let mut touched = add_changed;
         let mut cells = stale;
         while cells != 0 {
             let i = cells.trailing_zeros();
             cells &= cells - 1;
-            f.total[i as usize & 63] = f.release_at(i, horizontal, vertical);
+            let release = f.release_at(i, horizontal, vertical);
+            let old = std::mem::replace(&mut f.total[i as usize & 63], release);
+            touched |= u64::from(old.to_bits() != release.to_bits()) << i;
         }
         let mut latent_chain_potential = 0.0;
         let mut cells = release_cells;
@@ -664,15 +694,23 @@ impl ShapeEntry {
             cells &= cells - 1;
             latent_chain_potential += f.total[i];
         }
-        let joint = stale & f.next_to_gray();
-        // §9.8: a gray's exposure reads the joint totals of its neighbours;
-        // the sums change only if some exposure is recomputed.
+        let joint = touched & f.next_to_gray();
+        // §9.8: a gray's exposure reads the joint totals of its neighbours
+        // (a function of their additions and releases); a kind's sum
+        // changes only if some exposure of that kind changes. A kind's sum
+        // alone is the same walk as [`Features::exposure_sums`] without
+        // the `+0.0`s of the other kind.
         let (exposed, three_or_more) = self.exposed;
         let near = (joint << 8) | (joint >> 8) | (joint << 1) | (joint >> 1);
         let renewed = exposed & near;
         if renewed != 0 {
-            f.compute_exposure(renewed, three_or_more);
-            self.exposure_sums = f.exposure_sums(exposed);
+            let [cracked_differ, solid_differ] = f.compute_exposure(renewed, three_or_more);
+            if cracked_differ {
+                self.exposure_sums[0] = f.exposure_sum(exposed & f.cracked);
+            }
+            if solid_differ {
+                self.exposure_sums[1] = f.exposure_sum(exposed & !f.cracked);
+            }
         }
         let [cracked_exposure, solid_exposure] = self.exposure_sums;
         // dot_prefix over the terms, with the shape's ones kept (see
@@ -687,7 +725,7 @@ impl ShapeEntry {
         result += w[9] * solid_exposure;
         result += w[10] * f.adjacent_ones();
         result += w[11] * f.triple_twos();
-        result += w[12] * f.dead_low_numbers();
+        result += w[12] * f.dead_low_sum((f.ones & self.dead[0]) | (f.twos & self.dead[1]));
         result += w[13] * s.covered_height_risk;
         result += w[14] * f64::from(low_number_height_risk(lows));
         result += w[15] * s.danger;
@@ -1109,8 +1147,26 @@ fn low_number_height_risk(lows: u64) -> u32 {
 // ---------------------------------------------------------------------------
 
 /// Bitboard views of one board and the per-cell values of §9.4–§9.5.
+///
+/// 64-byte aligned with the per-cell arrays first, so that every row of
+/// `total` and of `exposure` (8 doubles) is one cache line and `addition`
+/// two lines: a neighbourhood read touches as few lines as it can.
 #[derive(Clone, Copy, Debug)]
+#[repr(C, align(64))]
 struct Features {
+    /// §9.5 `release` by bit index (0.0 where
+    /// [`Features::compute_releases`] writes nothing, again exactly). The
+    /// indices of no cell (bit 7 of a row byte, byte 7) stay 0.0 in both
+    /// arrays: they stand in for the missing neighbours of edge cells,
+    /// `(i ± 1) & 63` and `(i ± 8) & 63`.
+    total: [f64; 64],
+    /// §9.8 contribution of each exposed gray (written by
+    /// [`Features::compute_exposure`]; only the shape cache uses it).
+    exposure: [f64; 64],
+    /// §9.4 `addition` by bit index, as an index into [`ADDITION`]; 0
+    /// (0.0) where [`Features::compute_additions`] writes nothing (there it
+    /// is exactly 0).
+    addition: [u16; 64],
     /// Column words (nibble k = elevation k + 1); a zero eighth column lets
     /// `i % 8` index it without a bounds check.
     cols: [u32; 8],
@@ -1136,19 +1192,6 @@ struct Features {
     height_at_least: [u64; 9],
     /// `run_at_least[k]`: occupied cells whose horizontal run is >= k long.
     run_at_least: [u64; 9],
-    /// §9.4 `addition` by bit index, as an index into [`ADDITION`]; 0
-    /// (0.0) where [`Features::compute_additions`] writes nothing (there it
-    /// is exactly 0).
-    addition: [u16; 64],
-    /// §9.5 `release` by bit index (0.0 where
-    /// [`Features::compute_releases`] writes nothing, again exactly). The
-    /// indices of no cell (bit 7 of a row byte, byte 7) stay 0.0 in both
-    /// arrays: they stand in for the missing neighbours of edge cells,
-    /// `(i ± 1) & 63` and `(i ± 8) & 63`.
-    total: [f64; 64],
-    /// §9.8 contribution of each exposed gray (written by
-    /// [`Features::compute_exposure`]; only the shape cache uses it).
-    exposure: [f64; 64],
 }
 
 impl Features {
@@ -1587,8 +1630,21 @@ impl Features {
     /// and vertical runs are both longer than their value, `1 - total`.
     #[inline(always)]
     fn dead_low_numbers(&self) -> f64 {
+        let [one, two] = self.dead_masks();
+        self.dead_low_sum((self.ones & one) | (self.twos & two))
+    }
+
+    /// The cells where a 1 and where a 2 would be a dead low number (both
+    /// runs longer than the value): functions of the shape alone.
+    #[inline(always)]
+    fn dead_masks(&self) -> [u64; 2] {
         let (len, high) = (&self.run_at_least, &self.height_at_least);
-        let mut cells = (self.ones & len[2] & high[2]) | (self.twos & len[3] & high[3]);
+        [len[2] & high[2], len[3] & high[3]]
+    }
+
+    /// The §9.5 dead_low_numbers sum over `cells` (its 1s and 2s), row-major.
+    #[inline(always)]
+    fn dead_low_sum(&self, mut cells: u64) -> f64 {
         let mut sum = 0.0;
         while cells != 0 {
             let p = cells.trailing_zeros() as usize & 63;
@@ -1760,25 +1816,51 @@ impl Features {
 
     /// The §9.8 contribution of each gray of `grays` (exposed ones) into
     /// `exposure`: cracked as in [`Features::cracked_exposure`], solid as in
-    /// [`Features::solid_exposure`] (the same expressions).
+    /// [`Features::solid_exposure`] (the same expressions). Whether some
+    /// cracked and whether some solid contribution changed (bit patterns).
+    ///
+    /// The cracked and the solid grays are two walks: each cell's value is
+    /// independent of the others (nothing is summed here), so the order is
+    /// free, and a gray's kind is no branch to mispredict.
     #[inline(always)]
-    fn compute_exposure(&mut self, mut grays: u64, three_or_more: u64) {
-        while grays != 0 {
-            let i = grays.trailing_zeros() as usize;
-            grays &= grays - 1;
+    fn compute_exposure(&mut self, grays: u64, three_or_more: u64) -> [bool; 2] {
+        let mut differ = 0;
+        let mut cracked = grays & self.cracked;
+        while cracked != 0 {
+            let i = cracked.trailing_zeros() as usize & 63;
+            cracked &= cracked - 1;
             let s = self.neighbour_totals(i);
-            self.exposure[i & 63] = if self.cracked >> i & 1 == 1 {
-                let inverse = if three_or_more >> i & 1 == 1 {
-                    sorted_inverse(s)
-                } else {
-                    (((1.0 - s[0]) * (1.0 - s[1])) * (1.0 - s[2])) * (1.0 - s[3])
-                };
-                1.0 - inverse
+            let inverse = if three_or_more >> i & 1 == 1 {
+                sorted_inverse(s)
             } else {
-                let (first, second) = top_two(s.map(f64::to_bits));
-                f64::from_bits(first) * 0.35 + f64::from_bits(second) * 0.65
+                (((1.0 - s[0]) * (1.0 - s[1])) * (1.0 - s[2])) * (1.0 - s[3])
             };
+            let x = (1.0 - inverse).to_bits();
+            differ |= std::mem::replace(&mut self.exposure[i], f64::from_bits(x)).to_bits() ^ x;
         }
+        let cracked_differ = differ != 0;
+        differ = 0;
+        let mut solid = grays & !self.cracked;
+        while solid != 0 {
+            let i = solid.trailing_zeros() as usize & 63;
+            solid &= solid - 1;
+            let (first, second) = top_two(self.neighbour_totals(i).map(f64::to_bits));
+            let x = (f64::from_bits(first) * 0.35 + f64::from_bits(second) * 0.65).to_bits();
+            differ |= std::mem::replace(&mut self.exposure[i], f64::from_bits(x)).to_bits() ^ x;
+        }
+        [cracked_differ, differ != 0]
+    }
+
+    /// The row-major sum of the contributions of the exposed grays `grays`.
+    #[inline(always)]
+    fn exposure_sum(&self, mut grays: u64) -> f64 {
+        let mut sum = 0.0;
+        while grays != 0 {
+            let i = grays.trailing_zeros() as usize & 63;
+            grays &= grays - 1;
+            sum += self.exposure[i];
+        }
+        sum
     }
 
     /// cracked_exposure and solid_exposure: the row-major sums of the
