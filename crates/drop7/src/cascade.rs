@@ -813,12 +813,9 @@ pub fn resume<G: Gravity, R: DiscSource, S: WaveSink>(
 ) -> CascadeResult {
     let cols = board.columns_mut();
     let mut pop = pending.next_pop;
-    let ahead = &pending.ahead;
-    // The board and poppers after the wave ahead, filled in alongside
-    // (meaningless unless `ahead.valid`, which means at most
-    // `AHEAD_REVEALS` reveals).
-    let mut ahead_cols = ahead.cols;
-    let mut ahead_pop = ahead.next_pop;
+    // The values of the first reveals, for the wave ahead (which is played
+    // only with at most `AHEAD_REVEALS` reveals).
+    let mut values = [0u32; AHEAD_REVEALS];
     let mut any_pops = 0u32;
     for (i, &e) in pending.order[..pending.revealed as usize]
         .iter()
@@ -836,13 +833,7 @@ pub fn resume<G: Gravity, R: DiscSource, S: WaveSink>(
         let pops = u32::from((v == run) | (v == height));
         any_pops |= pops;
         pop[c] |= pops << shift;
-        // The same after the wave ahead.
-        let a = u32::from(ahead.entries[i % AHEAD_REVEALS]);
-        let shift = 4 * ((a >> RevealEntry::NIBBLE) & 7);
-        let run = (a >> RevealEntry::RUN) & 7;
-        let height = (a >> RevealEntry::HEIGHT) & 7;
-        ahead_cols[c] |= v << shift;
-        ahead_pop[c] |= u32::from((v == run) | (v == height)) << shift;
+        values[i % AHEAD_REVEALS] = v;
     }
     let points = u64::from(pending.cleared) * wave_points(pending.depth);
     sink.push(Wave {
@@ -855,9 +846,12 @@ pub fn resume<G: Gravity, R: DiscSource, S: WaveSink>(
     result.points += points;
     result.waves += 1;
     let mut depth = pending.depth + 1;
+    let ahead = &pending.ahead;
     if ahead.valid && any_pops == 0 {
         // No revealed value pops: the next wave is the one played ahead
-        // (its poppers are `next_pop`, it reveals nothing).
+        // (its poppers are `next_pop`, it reveals nothing). The revealed
+        // values go into the board after it, each cell popping in the wave
+        // after iff its value equals its new row run or column height.
         sink.push(Wave {
             depth,
             cleared: ahead.cleared,
@@ -866,8 +860,18 @@ pub fn resume<G: Gravity, R: DiscSource, S: WaveSink>(
         });
         result.points += ahead.points;
         result.waves += 1;
-        *cols = ahead_cols;
-        pop = ahead_pop;
+        *cols = ahead.cols;
+        pop = ahead.next_pop;
+        let n = pending.revealed as usize;
+        for ((&e, &a), &v) in pending.order[..n].iter().zip(&ahead.entries).zip(&values) {
+            let c = usize::from(e & 7);
+            let a = u32::from(a);
+            let shift = 4 * ((a >> RevealEntry::NIBBLE) & 7);
+            let run = (a >> RevealEntry::RUN) & 7;
+            let height = (a >> RevealEntry::HEIGHT) & 7;
+            cols[c] |= v << shift;
+            pop[c] |= u32::from((v == run) | (v == height)) << shift;
+        }
         depth += 1;
     }
     let rest = resolve_from(gravity, board, depth, pop, rng, sink);
