@@ -706,18 +706,25 @@ fn pause<G: Gravity>(
     while rows != 0 {
         let bit = 31 - rows.leading_zeros();
         rows ^= 1 << bit;
-        for c in 0..SIZE {
-            if (struck.reveal[c] >> bit) & 1 != 0 {
-                let under = (1u32 << bit) - 1;
-                // Cells below are revealed later (lower rows come later):
-                // all still covered at this reveal.
-                let below = ((cols[c] >> 3) & NIBBLE_ONES & under).count_ones();
-                let nibble = bit / 4 - (pop[c] & under).count_ones();
-                order[n] = (c as u16)
-                    | (below as u16) << RevealEntry::BELOW
-                    | (nibble as u16) << RevealEntry::NIBBLE;
-                n += 1;
-            }
+        // The row's revealing columns as bits, visited left to right (a
+        // loop over the set bits: fewer mispredicted branches than a test
+        // per column).
+        let mut in_row = 0u32;
+        for (c, r) in struck.reveal.iter().enumerate() {
+            in_row |= ((r >> bit) & 1) << c;
+        }
+        let under = (1u32 << bit) - 1;
+        while in_row != 0 {
+            let c = in_row.trailing_zeros() as usize;
+            in_row &= in_row - 1;
+            // Cells below are revealed later (lower rows come later):
+            // all still covered at this reveal.
+            let below = ((cols[c] >> 3) & NIBBLE_ONES & under).count_ones();
+            let nibble = bit / 4 - (pop[c] & under).count_ones();
+            order[n] = (c as u16)
+                | (below as u16) << RevealEntry::BELOW
+                | (nibble as u16) << RevealEntry::NIBBLE;
+            n += 1;
         }
     }
     remove_popped(gravity, cols, pop);
