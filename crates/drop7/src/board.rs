@@ -257,19 +257,22 @@ impl Board {
         let d2 = nonzero_nibbles(c[2] ^ c[4]);
         //
         // Branch-free (which pair decides is data-dependent, and the search
-        // asks this of every sampled child): the three pairs are compared at
-        // that nibble and the first differing one selected with bit logic.
-        // A symmetric board (no pair differs) compares nibble 0 of columns 2
-        // and 4, equal: not smaller.
+        // asks this of every sampled child): the three pairs are compared
+        // and the first one differing at that nibble selected with bit
+        // logic. A pair that differs there differs nowhere above it (the
+        // nibble is the highest that differs in any pair), so comparing
+        // its two words as integers (top nibble most significant) compares
+        // exactly that nibble. A symmetric board (no pair differs) compares
+        // columns 2 and 4, equal: not smaller.
         let any = d0 | d1 | d2;
         let shift = 31 - (any | 1).leading_zeros();
-        let nib = |w: u32| (w >> shift) & 0xF;
-        let lt0 = nib(c[6]) < nib(c[0]);
-        let lt1 = nib(c[5]) < nib(c[1]);
-        let lt2 = nib(c[4]) < nib(c[2]);
-        let h0 = (d0 >> shift) & 1 != 0;
-        let h1 = (d1 >> shift) & 1 != 0;
-        (h0 & lt0) | (!h0 & h1 & lt1) | (!h0 & !h1 & lt2)
+        let lt0 = u32::from(c[6] < c[0]);
+        let lt1 = u32::from(c[5] < c[1]);
+        let lt2 = u32::from(c[4] < c[2]);
+        let h0 = (d0 >> shift) & 1;
+        let h1 = (d1 >> shift) & 1;
+        // h0 ? lt0 : h1 ? lt1 : lt2, in bit logic.
+        ((h0 & lt0) | (!h0 & ((h1 & lt1) | (!h1 & lt2)))) & 1 != 0
     }
 
     /// [`Board::mirrored`] if `mirror`, else the board itself, without a

@@ -30,7 +30,9 @@
 //!   without the values (pops, cracks, the fall, the other cells' next
 //!   poppers); [`resume`] then finishes it for one source of reveal values. The
 //!   search's chance nodes play the draw-free part once for all their samples
-//!   ([`crate::game::begin_move`], [`crate::game::finish_move`]).
+//!   ([`crate::game::begin_move`], [`crate::game::finish_move`]). When other
+//!   cells pop in the next wave, that wave is played ahead too, for the
+//!   sources whose revealed values pop nowhere in it (`WaveAhead`).
 //!
 //! Waves go to a caller-supplied [`WaveSink`], so the move path never allocates.
 
@@ -556,6 +558,55 @@ pub struct PendingReveal {
     /// time, its nibble after the fall, and that cell's row run and column
     /// height after the fall (a value equal to either pops next wave).
     order: [u16; CELLS],
+    /// The next wave, played ahead for the sources whose revealed values
+    /// pop nowhere in it.
+    ahead: WaveAhead,
+}
+
+/// Most reveals of a pending wave for which [`WaveAhead`] plays the next
+/// wave ahead (a power of two: [`resume`] indexes its entries modulo it).
+const AHEAD_REVEALS: usize = 4;
+
+/// The wave after a [`PendingReveal`]'s, played once for every source whose
+/// revealed values make no popper (no value equal to its cell's row run or
+/// column height): for those the wave is the same. Its poppers are then
+/// exactly the pending wave's `next_pop`, found without the values; a
+/// revealed cell is numbered whatever its value, so hits neither crack nor
+/// reveal it, and the wave's other cells, its hits, reveals and fall do not
+/// depend on the values either (a cell's runs depend only on which cells are
+/// occupied). What is left per source is again only whether each revealed
+/// cell pops in the wave after (its value against its new row run and
+/// column height, recorded here). Played only when the pending wave has
+/// poppers besides the revealed cells, at most [`AHEAD_REVEALS`] reveals,
+/// and the wave ahead reveals nothing (else it would draw).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct WaveAhead {
+    /// Whether the wave was played ahead (the other fields are zero if not).
+    valid: bool,
+    /// Its poppers' count.
+    cleared: u32,
+    /// Its points.
+    points: u64,
+    /// The board after its fall, the revealed cells' nibbles zero.
+    cols: [u32; SIZE],
+    /// The following wave's poppers among the cells not revealed.
+    next_pop: [u32; SIZE],
+    /// Per reveal (in draw order): the cell's nibble index, row run and
+    /// column height after the fall ([`RevealEntry`] layout, column and
+    /// covered-below bits zero).
+    entries: [u16; AHEAD_REVEALS],
+}
+
+impl WaveAhead {
+    /// Not played ahead.
+    const NONE: WaveAhead = WaveAhead {
+        valid: false,
+        cleared: 0,
+        points: 0,
+        cols: [0; SIZE],
+        next_pop: [0; SIZE],
+        entries: [0; AHEAD_REVEALS],
+    };
 }
 
 /// Bit layout of a [`PendingReveal::order`] entry (3 bits each): column
@@ -655,18 +706,25 @@ fn pause<G: Gravity>(
     while rows != 0 {
         let bit = 31 - rows.leading_zeros();
         rows ^= 1 << bit;
-        for c in 0..SIZE {
-            if (struck.reveal[c] >> bit) & 1 != 0 {
-                let under = (1u32 << bit) - 1;
-                // Cells below are revealed later (lower rows come later):
-                // all still covered at this reveal.
-                let below = ((cols[c] >> 3) & NIBBLE_ONES & under).count_ones();
-                let nibble = bit / 4 - (pop[c] & under).count_ones();
-                order[n] = (c as u16)
-                    | (below as u16) << RevealEntry::BELOW
-                    | (nibble as u16) << RevealEntry::NIBBLE;
-                n += 1;
-            }
+        // The row's revealing columns as bits, visited left to right (a
+        // loop over the set bits: fewer mispredicted branches than a test
+        // per column).
+        let mut in_row = 0u32;
+        for (c, r) in struck.reveal.iter().enumerate() {
+            in_row |= ((r >> bit) & 1) << c;
+        }
+        let under = (1u32 << bit) - 1;
+        while in_row != 0 {
+            let c = in_row.trailing_zeros() as usize;
+            in_row &= in_row - 1;
+            // Cells below are revealed later (lower rows come later):
+            // all still covered at this reveal.
+            let below = ((cols[c] >> 3) & NIBBLE_ONES & under).count_ones();
+            let nibble = bit / 4 - (pop[c] & under).count_ones();
+            order[n] = (c as u16)
+                | (below as u16) << RevealEntry::BELOW
+                | (nibble as u16) << RevealEntry::NIBBLE;
+            n += 1;
         }
     }
     remove_popped(gravity, cols, pop);
@@ -678,14 +736,73 @@ fn pause<G: Gravity>(
         let height = word_height(cols[c]);
         *e |= (run as u16) << RevealEntry::RUN | (height as u16) << RevealEntry::HEIGHT;
     }
+    let next_pop = poppers(cols);
+    let ahead = play_ahead(gravity, cols, depth + 1, &order[..n], &next_pop);
     PendingReveal {
         depth,
         cleared: struck.cleared,
         revealed: n as u32,
         before,
-        next_pop: poppers(cols),
+        next_pop,
         order,
+        ahead,
     }
+}
+
+/// Plays the wave at chain depth `depth` after a paused one ahead (see
+/// [`WaveAhead`]): `cols` is the board the pause left (revealed cells still
+/// covered), `order` its reveal entries, `next_pop` the poppers among the
+/// other cells.
+#[inline(always)]
+fn play_ahead<G: Gravity>(
+    gravity: G,
+    cols: &[u32; SIZE],
+    depth: u32,
+    order: &[u16],
+    next_pop: &[u32; SIZE],
+) -> WaveAhead {
+    let mut ahead = WaveAhead::NONE;
+    if order.len() > AHEAD_REVEALS || next_pop.iter().fold(0, |a, &p| a | p) == 0 {
+        return ahead;
+    }
+    // The revealed cells as a numbered value that no popper includes: the
+    // wave treats every numbered value alike.
+    let mut board = Board::from_columns(*cols);
+    for &e in order {
+        let c = usize::from(e & 7);
+        let shift = 4 * u32::from((e >> RevealEntry::NIBBLE) & 7);
+        let w = &mut board.columns_mut()[c];
+        *w = (*w & !(0xF << shift)) | (1 << shift);
+    }
+    let struck = strike(&mut board, next_pop);
+    if struck.any_reveal != 0 {
+        return ahead;
+    }
+    let b = board.columns_mut();
+    remove_popped(gravity, b, next_pop);
+    let runs = row_runs(b);
+    let mut pop = poppers(b);
+    let mut fallen = *b;
+    for (&e, a) in order.iter().zip(&mut ahead.entries) {
+        let c = usize::from(e & 7);
+        let nibble = u32::from((e >> RevealEntry::NIBBLE) & 7);
+        // The cell falls by the poppers below it.
+        let nibble = nibble - (next_pop[c] & ((1u32 << (4 * nibble)) - 1)).count_ones();
+        let shift = 4 * nibble;
+        let run = (runs[c] >> shift) & 0xF;
+        let height = word_height(b[c]);
+        *a = (nibble as u16) << RevealEntry::NIBBLE
+            | (run as u16) << RevealEntry::RUN
+            | (height as u16) << RevealEntry::HEIGHT;
+        fallen[c] &= !(0xF << shift);
+        pop[c] &= !(0xF << shift);
+    }
+    ahead.valid = true;
+    ahead.cleared = struck.cleared;
+    ahead.points = u64::from(struck.cleared) * wave_points(depth);
+    ahead.cols = fallen;
+    ahead.next_pop = pop;
+    ahead
 }
 
 /// Finishes a cascade stopped by [`resolve_until_reveal`] on the board it left
@@ -703,7 +820,14 @@ pub fn resume<G: Gravity, R: DiscSource, S: WaveSink>(
 ) -> CascadeResult {
     let cols = board.columns_mut();
     let mut pop = pending.next_pop;
-    for &e in &pending.order[..pending.revealed as usize] {
+    // The values of the first reveals, for the wave ahead (which is played
+    // only with at most `AHEAD_REVEALS` reveals).
+    let mut values = [0u32; AHEAD_REVEALS];
+    let mut any_pops = 0u32;
+    for (i, &e) in pending.order[..pending.revealed as usize]
+        .iter()
+        .enumerate()
+    {
         let e = u32::from(e);
         let c = (e & 7) as usize;
         let shift = 4 * ((e >> RevealEntry::NIBBLE) & 7);
@@ -713,7 +837,10 @@ pub fn resume<G: Gravity, R: DiscSource, S: WaveSink>(
         // or its column height (both 1..=7, as is the value).
         let run = (e >> RevealEntry::RUN) & 7;
         let height = (e >> RevealEntry::HEIGHT) & 7;
-        pop[c] |= u32::from((v == run) | (v == height)) << shift;
+        let pops = u32::from((v == run) | (v == height));
+        any_pops |= pops;
+        pop[c] |= pops << shift;
+        values[i % AHEAD_REVEALS] = v;
     }
     let points = u64::from(pending.cleared) * wave_points(pending.depth);
     sink.push(Wave {
@@ -725,7 +852,36 @@ pub fn resume<G: Gravity, R: DiscSource, S: WaveSink>(
     let mut result = pending.before;
     result.points += points;
     result.waves += 1;
-    let rest = resolve_from(gravity, board, pending.depth + 1, pop, rng, sink);
+    let mut depth = pending.depth + 1;
+    let ahead = &pending.ahead;
+    if ahead.valid && any_pops == 0 {
+        // No revealed value pops: the next wave is the one played ahead
+        // (its poppers are `next_pop`, it reveals nothing). The revealed
+        // values go into the board after it, each cell popping in the wave
+        // after iff its value equals its new row run or column height.
+        sink.push(Wave {
+            depth,
+            cleared: ahead.cleared,
+            revealed: 0,
+            points: ahead.points,
+        });
+        result.points += ahead.points;
+        result.waves += 1;
+        *cols = ahead.cols;
+        pop = ahead.next_pop;
+        let n = pending.revealed as usize;
+        for ((&e, &a), &v) in pending.order[..n].iter().zip(&ahead.entries).zip(&values) {
+            let c = usize::from(e & 7);
+            let a = u32::from(a);
+            let shift = 4 * ((a >> RevealEntry::NIBBLE) & 7);
+            let run = (a >> RevealEntry::RUN) & 7;
+            let height = (a >> RevealEntry::HEIGHT) & 7;
+            cols[c] |= v << shift;
+            pop[c] |= u32::from((v == run) | (v == height)) << shift;
+        }
+        depth += 1;
+    }
+    let rest = resolve_from(gravity, board, depth, pop, rng, sink);
     result.points += rest.points;
     result.waves += rest.waves;
     result
@@ -838,6 +994,69 @@ mod tests {
             }
         }
         assert!(checked > 100_000);
+    }
+
+    /// Reveal values `first + i` (mod 7, plus one) for the i-th draw: over
+    /// `first` in 0..7, every value for every reveal.
+    struct Cycle(u32);
+
+    impl DiscSource for Cycle {
+        fn draw_disc(&mut self) -> u8 {
+            self.0 += 1;
+            (self.0 % 7) as u8 + 1
+        }
+    }
+
+    #[test]
+    fn resume_matches_resolve_with_and_without_the_wave_ahead() {
+        use crate::gravity::Portable;
+        use crate::rng::Mulberry32;
+        let mut rng = Mulberry32::new(0xA4EA_D000);
+        let (mut paused, mut ahead, mut taken) = (0, 0, 0);
+        for _ in 0..60_000 {
+            let mut cols = [0u32; SIZE];
+            for w in &mut cols {
+                let h = rng.next_bits() % 8;
+                for k in 0..h {
+                    let v = match rng.next_bits() % 10 {
+                        7..=9 => 8 + (rng.next_bits() & 1),
+                        d => 1 + d % 7,
+                    };
+                    *w |= v << (4 * k);
+                }
+            }
+            let board = Board::from_columns(cols);
+            let mut stopped = board;
+            let mut waves = Vec::new();
+            let Err(pending) =
+                resolve_until_reveal(Portable, &mut stopped, 1, CascadeStart::Any, &mut waves)
+            else {
+                continue;
+            };
+            paused += 1;
+            ahead += usize::from(pending.ahead.valid);
+            for first in 0..7 {
+                let mut want = board;
+                let mut want_waves = Vec::new();
+                let r = resolve(Portable, &mut want, 1, &mut Cycle(first), &mut want_waves);
+                let mut got = stopped;
+                let mut got_waves = waves.clone();
+                let mut source = Cycle(first);
+                let g = resume(Portable, &mut got, &pending, &mut source, &mut got_waves);
+                assert_eq!((g, got, &got_waves), (r, want, &want_waves), "{board:?}");
+                let depth = pending.depth as usize;
+                taken += usize::from(
+                    pending.ahead.valid
+                        && got_waves.len() > depth
+                        && got_waves[depth].cleared == pending.ahead.cleared
+                        && got_waves[depth - 1].revealed == pending.revealed,
+                );
+            }
+        }
+        assert!(
+            paused > 5_000 && ahead > 500 && taken > 2_000,
+            "{paused} {ahead} {taken}"
+        );
     }
 
     #[test]
