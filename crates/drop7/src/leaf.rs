@@ -558,7 +558,10 @@ impl ShapeEntry {
         let exposed = f.exposed_grays();
         f.compute_exposure(exposed.0, exposed.1);
         self.exposed = exposed;
-        self.exposure_sums = f.exposure_sums(exposed.0);
+        self.exposure_sums = [
+            f.exposure_sum(exposed.0 & f.cracked),
+            f.exposure_sum(exposed.0 & !f.cracked),
+        ];
         self.run_other = run_has_other(f.num, f.occ);
         self.dead = f.dead_masks();
         self.shape_planes = [
@@ -697,9 +700,7 @@ impl ShapeEntry {
         let joint = touched & f.next_to_gray();
         // §9.8: a gray's exposure reads the joint totals of its neighbours
         // (a function of their additions and releases); a kind's sum
-        // changes only if some exposure of that kind changes. A kind's sum
-        // alone is the same walk as [`Features::exposure_sums`] without
-        // the `+0.0`s of the other kind.
+        // changes only if some exposure of that kind changes.
         let (exposed, three_or_more) = self.exposed;
         let near = (joint << 8) | (joint >> 8) | (joint << 1) | (joint >> 1);
         let renewed = exposed & near;
@@ -1851,7 +1852,10 @@ impl Features {
         [cracked_differ, differ != 0]
     }
 
-    /// The row-major sum of the contributions of the exposed grays `grays`.
+    /// The row-major sum of the contributions of the exposed grays `grays`:
+    /// with the exposed cracked (solid) grays, cracked_exposure
+    /// (solid_exposure), the spec's walk over every gray less the skipped
+    /// grays' `+0.0`s.
     #[inline(always)]
     fn exposure_sum(&self, mut grays: u64) -> f64 {
         let mut sum = 0.0;
@@ -1861,26 +1865,6 @@ impl Features {
             sum += self.exposure[i];
         }
         sum
-    }
-
-    /// cracked_exposure and solid_exposure: the row-major sums of the
-    /// contributions of the exposed cracked and solid grays, in one walk
-    /// over `exposed` that adds each contribution to its kind's sum and
-    /// `+0.0` to the other (which changes nothing: the sums are never
-    /// `-0.0`).
-    #[inline(always)]
-    fn exposure_sums(&self, exposed: u64) -> [f64; 2] {
-        let (mut cracked_sum, mut solid_sum) = (0.0, 0.0);
-        let mut grays = exposed;
-        while grays != 0 {
-            let i = grays.trailing_zeros() as usize & 63;
-            grays &= grays - 1;
-            let x = self.exposure[i].to_bits();
-            let is_cracked = (self.cracked >> i & 1).wrapping_neg();
-            cracked_sum += f64::from_bits(x & is_cracked);
-            solid_sum += f64::from_bits(x & !is_cracked);
-        }
-        [cracked_sum, solid_sum]
     }
 
     /// §9.8 solid_exposure: row-major over the exposed solid grays, the
