@@ -63,6 +63,9 @@ pub const MAX_SEARCH_THREADS: usize = 256;
 /// A fair search that splits each decision over `threads` workers (module docs).
 #[derive(Debug)]
 pub struct ParallelSearch<L: Leaf, T: Table, G: Gravity> {
+    /// The search of a one-thread `ParallelSearch`, over its own table: no
+    /// lock around each probe and store (`workers` is then empty).
+    solo: Option<FairSearch<L, T, G>>,
     workers: Vec<FairSearch<L, SharedTable<T>, G>>,
     /// Counters of the last decision played as a [`Policy`].
     last: crate::search::SearchStats,
@@ -154,12 +157,20 @@ where
     /// tasks run on the calling thread (same results).
     pub fn new(search: FairSearch<L, T, G>, threads: usize) -> Self {
         let threads = threads.clamp(1, MAX_SEARCH_THREADS);
+        if threads == 1 {
+            return ParallelSearch {
+                solo: Some(search),
+                workers: Vec::new(),
+                last: crate::search::SearchStats::default(),
+            };
+        }
         let (leaf, table, gravity, config) = search.into_parts();
         let table = SharedTable::new(table);
         let workers = (0..threads)
             .map(|_| FairSearch::new(leaf.clone(), table.clone(), gravity, config))
             .collect();
         ParallelSearch {
+            solo: None,
             workers,
             last: crate::search::SearchStats::default(),
         }
@@ -167,18 +178,28 @@ where
 
     /// Worker count.
     pub fn threads(&self) -> usize {
-        self.workers.len()
+        if self.solo.is_some() {
+            1
+        } else {
+            self.workers.len()
+        }
     }
 
     /// The search configuration.
     pub fn config(&self) -> SearchConfig {
-        self.workers[0].config()
+        match &self.solo {
+            Some(s) => s.config(),
+            None => self.workers[0].config(),
+        }
     }
 
     /// Installs (or removes) a stop flag on every worker (see
     /// [`FairSearch::set_stop`]): once it is set, the running decision
     /// answers from its deepest completed iteration.
     pub fn set_stop(&mut self, flag: Option<Arc<std::sync::atomic::AtomicBool>>) {
+        if let Some(s) = &mut self.solo {
+            s.set_stop(flag.clone());
+        }
         for w in &mut self.workers {
             w.set_stop(flag.clone());
         }
@@ -200,9 +221,11 @@ where
         source: &Position,
         mut report: impl FnMut(u32, &[Option<f64>; 7], u64),
     ) -> Decision {
+        if let Some(s) = &mut self.solo {
+            return s.decide_reporting(source, report);
+        }
         let config = self.config();
-        if self.workers.len() == 1
-            || source.game_over
+        if source.game_over
             || config.max_work <= worst_case_work(config.depth, config.strata)
         {
             return self.workers[0].decide_reporting(source, report);
@@ -397,7 +420,10 @@ where
         self.decide(pos)
     }
     fn table_bytes(&self) -> Option<usize> {
-        Some(self.workers[0].table().memory_bytes())
+        Some(match &self.solo {
+            Some(s) => s.table().memory_bytes(),
+            None => self.workers[0].table().memory_bytes(),
+        })
     }
 }
 
