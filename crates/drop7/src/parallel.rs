@@ -225,9 +225,7 @@ where
             return s.decide_reporting(source, report);
         }
         let config = self.config();
-        if source.game_over
-            || config.max_work <= worst_case_work(config.depth, config.strata)
-        {
+        if source.game_over || config.max_work <= worst_case_work(config.depth, config.strata) {
             return self.workers[0].decide_reporting(source, report);
         }
         let mut root = *source;
