@@ -489,6 +489,14 @@ impl ShapeCache {
             // `bit_instructions_detected` found all four features.
             return unsafe { self.partial_with_bit_instructions(pos) };
         }
+        self.partial_baseline(pos)
+    }
+
+    /// [`ShapeCache::partial_body`] built for baseline x86-64 (out of line,
+    /// so that [`ShapeCache::partial`] stays a short dispatch without the
+    /// body's stack frame).
+    #[inline(never)]
+    fn partial_baseline(&mut self, pos: &Position) -> FairPartial {
         self.partial_body(pos)
     }
 
