@@ -425,12 +425,15 @@ impl<L: Leaf, T: Table, G: Gravity> FairSearch<L, T, G> {
     ) -> Step<(f64, f64)> {
         // Sample 0's budget check (the loops check the others).
         self.check_budget()?;
-        match begin_move(self.gravity, pos, column, settled, &mut ()) {
-            MoveStart::Done(mut child, m) => {
+        // Matched by reference: the prefix is read where `begin_move` left
+        // it, not moved out (a memcpy of a few hundred bytes) first.
+        match &begin_move(self.gravity, pos, column, settled, &mut ()) {
+            MoveStart::Done(child, m) => {
+                let mut child = *child;
                 canonicalize(&mut child.board);
-                self.chance_shared(&child, &m, depth, discs)
+                self.chance_shared(&child, m, depth, discs)
             }
-            MoveStart::Paused(prefix) => self.chance_paused(&prefix, depth, seed, discs),
+            MoveStart::Paused(prefix) => self.chance_paused(prefix, depth, seed, discs),
         }
     }
 
