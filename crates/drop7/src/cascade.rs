@@ -128,20 +128,27 @@ pub static WAVE_POINTS: [u64; WAVE_TABLE_LEN] = {
 pub fn wave_points(depth: u32) -> u64 {
     match WAVE_POINTS.get(depth as usize) {
         Some(&p) => p,
-        None => {
-            let d = u128::from(depth);
-            let n = 49 * d * d * d * d * d;
-            // floor(sqrt(n)) with an exact integer correction.
-            let mut r = (n as f64).sqrt() as u128;
-            while r * r > n {
-                r -= 1;
-            }
-            while (r + 1) * (r + 1) <= n {
-                r += 1;
-            }
-            r as u64
-        }
+        None => deep_wave_points(depth),
     }
+}
+
+/// [`wave_points`] past the table (never reached in play): out of line, so
+/// that the wave loops that inline [`wave_points`] stay small in the
+/// instruction cache.
+#[cold]
+#[inline(never)]
+fn deep_wave_points(depth: u32) -> u64 {
+    let d = u128::from(depth);
+    let n = 49 * d * d * d * d * d;
+    // floor(sqrt(n)) with an exact integer correction.
+    let mut r = (n as f64).sqrt() as u128;
+    while r * r > n {
+        r -= 1;
+    }
+    while (r + 1) * (r + 1) <= n {
+        r += 1;
+    }
+    r as u64
 }
 
 /// Result of resolving one cascade.
