@@ -128,20 +128,27 @@ pub static WAVE_POINTS: [u64; WAVE_TABLE_LEN] = {
 pub fn wave_points(depth: u32) -> u64 {
     match WAVE_POINTS.get(depth as usize) {
         Some(&p) => p,
-        None => {
-            let d = u128::from(depth);
-            let n = 49 * d * d * d * d * d;
-            // floor(sqrt(n)) with an exact integer correction.
-            let mut r = (n as f64).sqrt() as u128;
-            while r * r > n {
-                r -= 1;
-            }
-            while (r + 1) * (r + 1) <= n {
-                r += 1;
-            }
-            r as u64
-        }
+        None => deep_wave_points(depth),
     }
+}
+
+/// [`wave_points`] past the table (never reached in play): out of line, so
+/// that the wave loops that inline [`wave_points`] stay small in the
+/// instruction cache.
+#[cold]
+#[inline(never)]
+fn deep_wave_points(depth: u32) -> u64 {
+    let d = u128::from(depth);
+    let n = 49 * d * d * d * d * d;
+    // floor(sqrt(n)) with an exact integer correction.
+    let mut r = (n as f64).sqrt() as u128;
+    while r * r > n {
+        r -= 1;
+    }
+    while (r + 1) * (r + 1) <= n {
+        r += 1;
+    }
+    r as u64
 }
 
 /// Result of resolving one cascade.
@@ -187,6 +194,15 @@ const HEIGHT_ONES: [u32; 33] = {
 /// the pair (c, 6 − c) is step c plus step 6 − c with its halves swapped.
 #[inline(always)]
 fn poppers(cols: &[u32; SIZE]) -> [u32; SIZE] {
+    // The row runs are dropped unused (inlined: not computed).
+    poppers_and_runs(cols).0
+}
+
+/// [`poppers`] and the row runs it finds on the way: the run of occupied
+/// cells through every occupied cell in its row (nibble words, 0 on empty
+/// cells). A paused wave needs both for the same board.
+#[inline(always)]
+fn poppers_and_runs(cols: &[u32; SIZE]) -> ([u32; SIZE], [u32; SIZE]) {
     let pair = |k: usize| u64::from(cols[k]) | u64::from(cols[SIZE - 1 - k]) << 32;
     let words = [pair(0), pair(1), pair(2), pair(3)];
     let ones = words.map(pair_nonzero);
@@ -207,9 +223,13 @@ fn poppers(cols: &[u32; SIZE]) -> [u32; SIZE] {
         *s = acc;
     }
     let mut out = [0u32; SIZE];
+    let mut runs = [0u32; SIZE];
     for k in 0..4 {
         let w = words[k];
+        // On empty cells both sweeps and `ones` are 0: the run is 0.
         let run = sweep[k] + sweep[SIZE - 1 - k].rotate_left(32) - ones[k];
+        runs[SIZE - 1 - k] = (run >> 32) as u32;
+        runs[k] = run as u32;
         let vertical = u64::from(HEIGHT_ONES[cols[k].leading_zeros() as usize])
             | u64::from(HEIGHT_ONES[cols[SIZE - 1 - k].leading_zeros() as usize]) << 32;
         let numbered = ones[k] & !(w >> 3);
@@ -224,7 +244,7 @@ fn poppers(cols: &[u32; SIZE]) -> [u32; SIZE] {
         out[SIZE - 1 - k] = (pops >> 32) as u32;
         out[k] = pops as u32;
     }
-    out
+    (out, runs)
 }
 
 /// Poppers right after a rise of a settled board: every row keeps its
@@ -416,6 +436,36 @@ struct Struck {
     any_reveal: u32,
 }
 
+/// A wave's reveal indicator words transposed for its row-major visit: the
+/// columns that reveal in one row, as bits, in two shifts and masks instead
+/// of a gather over the seven words (done once per wave that reveals, read
+/// once per row that does).
+#[derive(Clone, Copy)]
+struct RevealRows {
+    /// Columns 0..4: bit `4i + c` = column c reveals at nibble i (a reveal
+    /// word has only the bits `4i`, so `c < 4` keeps each in its nibble).
+    low: u32,
+    /// Columns 4..7 the same way: bit `4i + c - 4`.
+    high: u32,
+}
+
+impl RevealRows {
+    #[inline(always)]
+    fn new(reveal: &[u32; SIZE]) -> RevealRows {
+        RevealRows {
+            low: reveal[0] | reveal[1] << 1 | reveal[2] << 2 | reveal[3] << 3,
+            high: reveal[4] | reveal[5] << 1 | reveal[6] << 2,
+        }
+    }
+
+    /// The columns (bit c) that reveal at the row whose nibble starts at
+    /// bit `bit` (a multiple of 4).
+    #[inline(always)]
+    fn columns(self, bit: u32) -> u32 {
+        ((self.low >> bit) & 0xF) | ((self.high >> bit) & 0x7) << 4
+    }
+}
+
 /// The first half of a wave: the poppers `pop` vanish and the grays they hit
 /// crack; the cells to reveal are returned, not yet given values.
 #[inline(always)]
@@ -476,22 +526,22 @@ fn finish_wave<G: Gravity, R: DiscSource, S: WaveSink>(
     // Rows holding a reveal (bit 4 * elevation index), top row first,
     // then the row's revealing columns left to right.
     let mut rows = struck.any_reveal;
-    while rows != 0 {
-        let bit = 31 - rows.leading_zeros();
-        rows ^= 1 << bit;
-        let mut in_row = 0u32;
-        for (c, r) in struck.reveal.iter().enumerate() {
-            in_row |= ((r >> bit) & 1) << c;
-        }
-        while in_row != 0 {
-            let c = in_row.trailing_zeros() as usize;
-            in_row &= in_row - 1;
-            // Covered cells beneath this one (latent mode names the gray
-            // by it; plain sources ignore it).
-            let below = (cols[c] >> 3) & NIBBLE_ONES & ((1 << bit) - 1);
-            let v = u32::from(rng.reveal_disc(c, below.count_ones()));
-            cols[c] = (cols[c] & !(0xF << bit)) | (v << bit);
-            revealed += 1;
+    if rows != 0 {
+        let by_row = RevealRows::new(&struck.reveal);
+        while rows != 0 {
+            let bit = 31 - rows.leading_zeros();
+            rows ^= 1 << bit;
+            let mut in_row = by_row.columns(bit);
+            while in_row != 0 {
+                let c = in_row.trailing_zeros() as usize;
+                in_row &= in_row - 1;
+                // Covered cells beneath this one (latent mode names the gray
+                // by it; plain sources ignore it).
+                let below = (cols[c] >> 3) & NIBBLE_ONES & ((1 << bit) - 1);
+                let v = u32::from(rng.reveal_disc(c, below.count_ones()));
+                cols[c] = (cols[c] & !(0xF << bit)) | (v << bit);
+                revealed += 1;
+            }
         }
     }
     let points = u64::from(struck.cleared) * wave_points(depth);
@@ -622,26 +672,6 @@ impl RevealEntry {
     const HEIGHT: u32 = 12;
 }
 
-/// Row runs of every occupied cell (nibble words).
-#[inline(always)]
-fn row_runs(cols: &[u32; SIZE]) -> [u32; SIZE] {
-    let ones = cols.map(nonzero_nibbles);
-    let mut left = [0u32; SIZE];
-    let mut acc = 0u32;
-    for c in 0..SIZE {
-        acc = (acc + NIBBLE_ONES) & (ones[c] * 0xF);
-        left[c] = acc;
-    }
-    let mut run = [0u32; SIZE];
-    acc = 0;
-    for c in (0..SIZE).rev() {
-        acc = (acc + NIBBLE_ONES) & (ones[c] * 0xF);
-        // At most 7 + 7 before the subtraction: no carry leaves a nibble.
-        run[c] = left[c] + acc - ones[c];
-    }
-    run
-}
-
 /// Resolves the cascade on `board` from chain depth `depth` (first wave's
 /// poppers by `start`) up to the first wave that reveals a gray, reporting the
 /// waves before it to `sink`: `Ok` with the whole cascade's result when no wave
@@ -703,16 +733,14 @@ fn pause<G: Gravity>(
     let mut order = [0u16; CELLS];
     let mut n = 0usize;
     let mut rows = struck.any_reveal;
+    let by_row = RevealRows::new(&struck.reveal);
     while rows != 0 {
         let bit = 31 - rows.leading_zeros();
         rows ^= 1 << bit;
         // The row's revealing columns as bits, visited left to right (a
         // loop over the set bits: fewer mispredicted branches than a test
         // per column).
-        let mut in_row = 0u32;
-        for (c, r) in struck.reveal.iter().enumerate() {
-            in_row |= ((r >> bit) & 1) << c;
-        }
+        let mut in_row = by_row.columns(bit);
         let under = (1u32 << bit) - 1;
         while in_row != 0 {
             let c = in_row.trailing_zeros() as usize;
@@ -728,7 +756,7 @@ fn pause<G: Gravity>(
         }
     }
     remove_popped(gravity, cols, pop);
-    let runs = row_runs(cols);
+    let (next_pop, runs) = poppers_and_runs(cols);
     for e in &mut order[..n] {
         let c = usize::from(*e & 7);
         let shift = 4 * u32::from((*e >> RevealEntry::NIBBLE) & 7);
@@ -736,7 +764,6 @@ fn pause<G: Gravity>(
         let height = word_height(cols[c]);
         *e |= (run as u16) << RevealEntry::RUN | (height as u16) << RevealEntry::HEIGHT;
     }
-    let next_pop = poppers(cols);
     let ahead = play_ahead(gravity, cols, depth + 1, &order[..n], &next_pop);
     PendingReveal {
         depth,
@@ -780,8 +807,7 @@ fn play_ahead<G: Gravity>(
     }
     let b = board.columns_mut();
     remove_popped(gravity, b, next_pop);
-    let runs = row_runs(b);
-    let mut pop = poppers(b);
+    let (mut pop, runs) = poppers_and_runs(b);
     let mut fallen = *b;
     for (&e, a) in order.iter().zip(&mut ahead.entries) {
         let c = usize::from(e & 7);
@@ -923,6 +949,44 @@ mod tests {
         out
     }
 
+    /// Row runs by the definition: the occupied cells through each
+    /// occupied cell in its row (0 on empty cells).
+    fn plain_row_runs(b: &Board) -> [u32; SIZE] {
+        let mut out = [0u32; SIZE];
+        for (c, o) in out.iter_mut().enumerate() {
+            for e in 0..b.height(c) as usize {
+                let row = SIZE - 1 - e;
+                let occupied = |cc: usize| b.cell(row, cc) != 0;
+                let lo = (0..=c).rev().take_while(|&cc| occupied(cc)).count();
+                let hi = (c..SIZE).take_while(|&cc| occupied(cc)).count();
+                *o |= ((lo + hi - 1) as u32) << (4 * e);
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn reveal_rows_match_a_gather() {
+        let mut x = 0x2545_F491u32;
+        for _ in 0..100_000 {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            let mut reveal = [0u32; SIZE];
+            for (c, r) in reveal.iter_mut().enumerate() {
+                *r = (x.rotate_left(7 * c as u32) ^ (x >> c)) & NIBBLE_ONES;
+            }
+            let rows = RevealRows::new(&reveal);
+            for bit in (0..SIZE as u32).map(|i| 4 * i) {
+                let mut want = 0u32;
+                for (c, r) in reveal.iter().enumerate() {
+                    want |= ((r >> bit) & 1) << c;
+                }
+                assert_eq!(rows.columns(bit), want);
+            }
+        }
+    }
+
     #[test]
     fn poppers_match_plain_definition() {
         let mut x = 0x9E37_79B9u32;
@@ -949,6 +1013,7 @@ mod tests {
             }
             let b = Board::from_columns(cols);
             assert_eq!(poppers(b.columns()), plain_poppers(&b), "{b:?}");
+            assert_eq!(poppers_and_runs(b.columns()).1, plain_row_runs(&b), "{b:?}");
         }
     }
 

@@ -210,9 +210,19 @@ impl DiscSource for StratifiedDraws {
             let x = self.sample + rot;
             (if x >= 7 { x - 7 } else { x }) as u8 + 1
         } else {
-            stratified_disc(self.seed, self.sample, self.count, REVEAL_DOMAIN, event)
+            other_strata_reveal(self.seed, self.sample, self.count, event)
         }
     }
+}
+
+/// [`StratifiedDraws`]' draw with a strata count other than 7 (hashes and
+/// floating point): out of line, so that the cascade code that inlines the
+/// 7-strata draw (the search's setting) stays small in the instruction cache
+/// and does not set up this path's constants on every call.
+#[cold]
+#[inline(never)]
+fn other_strata_reveal(seed: u32, sample: u32, count: u32, event: u32) -> u8 {
+    stratified_disc(seed, sample, count, REVEAL_DOMAIN, event)
 }
 
 /// `scenarioSeedForState` over row-major cells (search.md §3.3).
