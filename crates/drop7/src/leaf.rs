@@ -629,6 +629,7 @@ impl ShapeEntry {
         // [`Features::addition_cells`] and [`Features::release_cells`] with
         // the shape's planes kept.
         let [heights, runs, grays] = &self.shape_planes;
+        let old_release_cells = self.horizontal | self.vertical;
         // (`b > a` is `!(a > b | a == b)`: one bit-sliced pass per pair.)
         let (above_height, height_eq) = compare(&value, heights);
         let (above_run, run_eq) = compare(&value, runs);
@@ -669,6 +670,10 @@ impl ShapeEntry {
         columns |= columns >> 8;
         let columns = (columns & 0x7F).wrapping_mul(COLUMN_0);
         let stale = changed | (run_cells & self.horizontal) | (columns & self.vertical);
+        // `total` is 0.0 outside the release cells (see `load`), and the
+        // release of a cell outside the new ones is 0.0: a stale cell in
+        // neither the old nor the new release cells keeps its 0.0.
+        let stale = stale & (old_release_cells | self.horizontal | self.vertical);
         let (addition_cells, horizontal, vertical) =
             (self.addition_cells, self.horizontal, self.vertical);
         let direct_potential = exact_sum(direct_fixed).unwrap_or_else(|| {
