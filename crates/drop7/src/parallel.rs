@@ -63,12 +63,19 @@ pub const MAX_SEARCH_THREADS: usize = 256;
 /// A fair search that splits each decision over `threads` workers (module docs).
 #[derive(Debug)]
 pub struct ParallelSearch<L: Leaf, T: Table, G: Gravity> {
-    /// The search of a one-thread `ParallelSearch`, over its own table: no
-    /// lock around each probe and store (`workers` is then empty).
-    solo: Option<FairSearch<L, T, G>>,
-    workers: Vec<FairSearch<L, SharedTable<T>, G>>,
+    searchers: Searchers<L, T, G>,
     /// Counters of the last decision played as a [`Policy`].
     last: crate::search::SearchStats,
+}
+
+/// The searchers of a [`ParallelSearch`].
+#[derive(Debug)]
+enum Searchers<L: Leaf, T: Table, G: Gravity> {
+    /// One thread: the search over its own table (no lock around each probe
+    /// and store).
+    Solo(FairSearch<L, T, G>),
+    /// Two or more workers sharing one table.
+    Split(Vec<FairSearch<L, SharedTable<T>, G>>),
 }
 
 /// A table shared by the workers of one [`ParallelSearch`]: `T` behind a
@@ -157,39 +164,36 @@ where
     /// tasks run on the calling thread (same results).
     pub fn new(search: FairSearch<L, T, G>, threads: usize) -> Self {
         let threads = threads.clamp(1, MAX_SEARCH_THREADS);
-        if threads == 1 {
-            return ParallelSearch {
-                solo: Some(search),
-                workers: Vec::new(),
-                last: crate::search::SearchStats::default(),
-            };
-        }
-        let (leaf, table, gravity, config) = search.into_parts();
-        let table = SharedTable::new(table);
-        let workers = (0..threads)
-            .map(|_| FairSearch::new(leaf.clone(), table.clone(), gravity, config))
-            .collect();
+        let searchers = if threads == 1 {
+            Searchers::Solo(search)
+        } else {
+            let (leaf, table, gravity, config) = search.into_parts();
+            let table = SharedTable::new(table);
+            Searchers::Split(
+                (0..threads)
+                    .map(|_| FairSearch::new(leaf.clone(), table.clone(), gravity, config))
+                    .collect(),
+            )
+        };
         ParallelSearch {
-            solo: None,
-            workers,
+            searchers,
             last: crate::search::SearchStats::default(),
         }
     }
 
     /// Worker count.
     pub fn threads(&self) -> usize {
-        if self.solo.is_some() {
-            1
-        } else {
-            self.workers.len()
+        match &self.searchers {
+            Searchers::Solo(_) => 1,
+            Searchers::Split(workers) => workers.len(),
         }
     }
 
     /// The search configuration.
     pub fn config(&self) -> SearchConfig {
-        match &self.solo {
-            Some(s) => s.config(),
-            None => self.workers[0].config(),
+        match &self.searchers {
+            Searchers::Solo(s) => s.config(),
+            Searchers::Split(workers) => workers[0].config(),
         }
     }
 
@@ -197,11 +201,13 @@ where
     /// [`FairSearch::set_stop`]): once it is set, the running decision
     /// answers from its deepest completed iteration.
     pub fn set_stop(&mut self, flag: Option<Arc<std::sync::atomic::AtomicBool>>) {
-        if let Some(s) = &mut self.solo {
-            s.set_stop(flag.clone());
-        }
-        for w in &mut self.workers {
-            w.set_stop(flag.clone());
+        match &mut self.searchers {
+            Searchers::Solo(s) => s.set_stop(flag),
+            Searchers::Split(workers) => {
+                for w in workers {
+                    w.set_stop(flag.clone());
+                }
+            }
         }
     }
 
@@ -221,12 +227,13 @@ where
         source: &Position,
         mut report: impl FnMut(u32, &[Option<f64>; 7], u64),
     ) -> Decision {
-        if let Some(s) = &mut self.solo {
-            return s.decide_reporting(source, report);
-        }
-        let config = self.config();
+        let workers = match &mut self.searchers {
+            Searchers::Solo(s) => return s.decide_reporting(source, report),
+            Searchers::Split(workers) => workers,
+        };
+        let config = workers[0].config();
         if source.game_over || config.max_work <= worst_case_work(config.depth, config.strata) {
-            return self.workers[0].decide_reporting(source, report);
+            return workers[0].decide_reporting(source, report);
         }
         let mut root = *source;
         let mirrored = canonicalize(&mut root.board);
@@ -235,7 +242,7 @@ where
             .filter(|&c| root.board.is_legal(c))
             .collect();
         if columns.is_empty() {
-            return self.workers[0].decide_reporting(source, report);
+            return workers[0].decide_reporting(source, report);
         }
         let strata = config.strata;
         // Task i = (d, c, s), indexed deepest iteration first: those of
@@ -250,7 +257,7 @@ where
             })
             .collect();
         let per_depth = columns.len() * strata as usize;
-        for (k, w) in self.workers.iter_mut().enumerate() {
+        for (k, w) in workers.iter_mut().enumerate() {
             w.begin_split(&root, k == 0);
         }
         let mut results = vec![None; tasks.len()];
@@ -299,14 +306,7 @@ where
             if d > 1 {
                 order.sort_by_key(|&i| std::cmp::Reverse(work[i + per_depth]));
             }
-            run_tasks(
-                &mut self.workers,
-                &root,
-                &tasks,
-                &order,
-                &mut results,
-                &mut work,
-            );
+            run_tasks(workers, &root, &tasks, &order, &mut results, &mut work);
             let Some(r) = assemble(&results, d) else {
                 break;
             };
@@ -314,7 +314,7 @@ where
             for c in 0..7 {
                 shown[unmirror(c)] = r.1[c];
             }
-            report(d, &shown, self.workers.iter().map(FairSearch::work).sum());
+            report(d, &shown, workers.iter().map(FairSearch::work).sum());
             completed = Some(r);
             decision.completed_depth = d;
         }
@@ -329,14 +329,13 @@ where
             None => crate::policy::center_first(&root.board),
         };
         decision.action = action.map(unmirror);
-        let mut stats = self
-            .workers
+        let mut stats = workers
             .iter()
             .map(FairSearch::split_stats)
             .fold(SearchStats::default(), add_stats);
         // One shared table: its entries and evictions once.
-        stats.cache_entries = self.workers[0].table().entries();
-        stats.evictions = self.workers[0].table().evictions();
+        stats.cache_entries = workers[0].table().entries();
+        stats.evictions = workers[0].table().evictions();
         decision.stats = stats;
         decision
     }
@@ -418,9 +417,9 @@ where
         self.decide(pos)
     }
     fn table_bytes(&self) -> Option<usize> {
-        Some(match &self.solo {
-            Some(s) => s.table().memory_bytes(),
-            None => self.workers[0].table().memory_bytes(),
+        Some(match &self.searchers {
+            Searchers::Solo(s) => s.table().memory_bytes(),
+            Searchers::Split(workers) => workers[0].table().memory_bytes(),
         })
     }
 }
