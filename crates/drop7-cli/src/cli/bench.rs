@@ -454,11 +454,44 @@ fn load1() -> Option<f64> {
         .ok()
 }
 
-/// Whether a 1-minute load `load` taken before an arm exceeds the `threads`
-/// the arm uses (its own threads count in the load): its timing then says
+/// Load an otherwise idle machine shows besides the bench's own threads
+/// (kernel threads, a shell; 0.0–0.3 on this project's VMs). A sample above
+/// the bench's threads plus this says another process was running.
+const LOAD_MARGIN: f64 = 0.5;
+
+/// How long a run's threads stay in the 1-minute load average: it decays
+/// by `e^(-t/60 s)`, so two minutes after a run ends its threads add at
+/// most 0.14 per thread to it.
+const OWN_LOAD_WINDOW: std::time::Duration = std::time::Duration::from_secs(120);
+
+/// When the bench last ran each number of threads (`(threads, when)`).
+static OWN_RUNS: std::sync::Mutex<Vec<(usize, Instant)>> = std::sync::Mutex::new(Vec::new());
+
+/// Notes that the bench has just run `threads` threads (call after each
+/// timed run).
+fn ran_threads(threads: usize) {
+    let mut runs = OWN_RUNS.lock().unwrap_or_else(|e| e.into_inner());
+    runs.retain(|&(t, _)| t != threads);
+    runs.push((threads, Instant::now()));
+}
+
+/// The threads of the bench's own that count in a load sampled now before
+/// a run of `threads`: `threads`, or more if the bench ran more within
+/// [`OWN_LOAD_WINDOW`] (e.g. a 2-thread arm interleaved with 1-thread arms).
+fn own_threads(threads: usize) -> usize {
+    let runs = OWN_RUNS.lock().unwrap_or_else(|e| e.into_inner());
+    runs.iter()
+        .filter(|(_, when)| when.elapsed() < OWN_LOAD_WINDOW)
+        .map(|&(t, _)| t)
+        .fold(threads, usize::max)
+}
+
+/// Whether a 1-minute load `load` taken before a run says that something
+/// besides the bench was running: above `own` (the bench's own threads in
+/// the load, [`own_threads`]) plus [`LOAD_MARGIN`]. Its timing then says
 /// more about the other processes than about the code.
-fn under_load(load: Option<f64>, threads: usize) -> bool {
-    load.is_some_and(|l| l > threads as f64)
+fn under_load(load: Option<f64>, own: usize) -> bool {
+    load.is_some_and(|l| l > own as f64 + LOAD_MARGIN)
 }
 
 /// `speedup` (baseline time over arm time) in words: "1.23x faster" or
@@ -480,11 +513,13 @@ fn max_load(a: Option<f64>, b: Option<f64>) -> Option<f64> {
     }
 }
 
-/// The flag printed instead of a ratio measured under load.
-fn load_flag(load: Option<f64>, threads: usize) -> String {
+/// The flag printed instead of a ratio measured under load (`own`: the
+/// bench's own threads in the load, see [`under_load`]).
+fn load_flag(load: Option<f64>, own: usize) -> String {
     format!(
-        "ratio not reported: 1-minute load {:.2} above the {threads} thread(s) used (run under load)",
-        load.unwrap_or(0.0)
+        "ratio not reported: 1-minute load {:.2} above {:.1} (the bench's own {own} thread(s) + {LOAD_MARGIN}; run under load)",
+        load.unwrap_or(0.0),
+        own as f64 + LOAD_MARGIN
     )
 }
 
@@ -718,6 +753,7 @@ fn leaf_suite(plan: &Plan, states: &[LeafState]) -> Result<LeafReport> {
     );
     let (mut fast_runs, mut plain_runs) = (Vec::new(), Vec::new());
     let leaf_load = load1();
+    let leaf_own = own_threads(1);
     for _ in 0..plan.repeats {
         // Alternate the arms so that drift in machine load hits both.
         fast_runs.push(time_fast_leaf(&positions, fast_passes));
@@ -773,8 +809,9 @@ fn leaf_suite(plan: &Plan, states: &[LeafState]) -> Result<LeafReport> {
         ns_per_leaf_ratio: arms[0].ns_per_leaf / arms[1].ns_per_leaf,
         speedup: arms[1].ns_per_leaf / arms[0].ns_per_leaf,
     };
-    if under_load(leaf_load, 1) {
-        outln!("fast leaf vs plain: {}", load_flag(leaf_load, 1));
+    ran_threads(1);
+    if under_load(leaf_load, leaf_own) {
+        outln!("fast leaf vs plain: {}", load_flag(leaf_load, leaf_own));
     } else {
         outln!("fast leaf {} than plain", speed_words(ratio.speedup));
     }
@@ -861,6 +898,11 @@ struct SearchArmPlan {
     threads: usize,
     /// Largest 1-minute load sampled before one of its decisions.
     max_load: Option<f64>,
+    /// Most of the bench's own threads counted in one of those samples
+    /// ([`own_threads`]).
+    max_own: usize,
+    /// Whether one of those samples was under load ([`under_load`]).
+    loaded: bool,
     decider: Box<dyn Decide>,
     /// `(decision, ms)` per root run.
     runs: Vec<(Decision, f64)>,
@@ -892,6 +934,8 @@ impl SearchArmPlan {
             roots,
             threads,
             max_load: None,
+            max_own: 0,
+            loaded: false,
             decider: fast_decider(path, table, config, threads),
             runs: Vec::new(),
             table_bytes: None,
@@ -906,6 +950,8 @@ impl SearchArmPlan {
             roots,
             threads: 1,
             max_load: None,
+            max_own: 0,
+            loaded: false,
             decider: Box::new(ReferenceSearch::new(config, capacity)),
             runs: Vec::new(),
             table_bytes: None,
@@ -951,10 +997,14 @@ fn run_section(label: &str, roots: &[Position], arms: &mut [SearchArmPlan]) -> R
     for (i, root) in roots.iter().enumerate().take(total) {
         let mut line = format!("{label} root {}/{total}:", i + 1);
         for arm in arms.iter_mut().filter(|a| i < a.roots) {
-            arm.max_load = max_load(arm.max_load, load1());
+            let (load, own) = (load1(), own_threads(arm.threads));
+            arm.max_load = max_load(arm.max_load, load);
+            arm.max_own = arm.max_own.max(own);
+            arm.loaded |= under_load(load, own);
             let t = Instant::now();
             let d = black_box(arm.decider.decide_position(black_box(root)));
             let ms = t.elapsed().as_secs_f64() * 1e3;
+            ran_threads(arm.threads);
             arm.runs.push((d, ms));
             arm.table_bytes = arm.decider.table_bytes().max(arm.table_bytes);
             line.push_str(&format!(" {} {ms:.0} ms,", arm.name));
@@ -1042,12 +1092,13 @@ struct SearchRatio {
     ms_ratio: f64,
     /// `baseline` ms over `arm` ms.
     speedup: f64,
-    /// The 1-minute load exceeded an arm's thread count before one of its
-    /// decisions: the ratio is not to be trusted (and is not printed).
+    /// The 1-minute load before one of either arm's decisions exceeded the
+    /// bench's own threads plus 0.5 (see `underLoad` in the README): the
+    /// ratio is not to be trusted (and is not printed).
     under_load: bool,
     /// The largest load sampled before either arm's decisions.
     max_load1: Option<f64>,
-    /// Threads of the busier arm.
+    /// Most of the bench's own threads counted in those samples.
     threads: usize,
 }
 
@@ -1110,10 +1161,9 @@ fn ratio(arm: &SearchArmPlan, baseline: &SearchArmPlan) -> SearchRatio {
         baseline_ms_per_decision: b,
         ms_ratio: a / b,
         speedup: b / a,
-        under_load: under_load(arm.max_load, arm.threads)
-            || under_load(baseline.max_load, baseline.threads),
+        under_load: arm.loaded || baseline.loaded,
         max_load1: max_load(arm.max_load, baseline.max_load),
-        threads: arm.threads.max(baseline.threads),
+        threads: arm.max_own.max(baseline.max_own),
     }
 }
 
@@ -1383,8 +1433,8 @@ struct Ratio {
     ns_per_move_ratio: f64,
     /// `baseline` ns/move over `arm` ns/move.
     speedup: f64,
-    /// A 1-minute load above 1 (the thread used) before either arm: the
-    /// ratio is not to be trusted (and is not printed).
+    /// The 1-minute load before either arm exceeded the bench's own threads
+    /// plus 0.5: the ratio is not to be trusted (and is not printed).
     under_load: bool,
 }
 
@@ -1393,7 +1443,7 @@ struct Ratio {
 struct ThreadRun {
     /// 1-minute load average sampled before the run.
     load1: Option<f64>,
-    /// `load1` above the threads asked for.
+    /// `load1` above the bench's own threads plus 0.5.
     under_load: bool,
     threads: usize,
     gravity: &'static str,
@@ -1411,6 +1461,8 @@ struct ThreadRun {
 struct ArmRun {
     /// 1-minute load average sampled before the arm.
     load1: Option<f64>,
+    /// The bench's own threads counted in it ([`own_threads`]).
+    own: usize,
     seconds: f64,
     moves: u64,
     score: u64,
@@ -1427,7 +1479,7 @@ fn time_arm<E: Engine>(
     prefix: u64,
     repeats: u32,
 ) -> ArmRun {
-    let load = load1();
+    let (load, own) = (load1(), own_threads(1));
     let mut runs: Vec<ArmRun> = (0..repeats)
         .map(|_| {
             let mut policy = CenterPolicy;
@@ -1450,8 +1502,10 @@ fn time_arm<E: Engine>(
                 }
             }
             let seconds = t.elapsed().as_secs_f64();
+            ran_threads(1);
             ArmRun {
                 load1: load,
+                own,
                 seconds,
                 moves,
                 score,
@@ -1552,7 +1606,7 @@ fn engine_suite(plan: &Plan, seed_start: u32) -> Result<EngineReport> {
         baseline,
         ns_per_move_ratio: ns(a) / ns(b),
         speedup: ns(b) / ns(a),
-        under_load: under_load(a.load1, 1) || under_load(b.load1, 1),
+        under_load: under_load(a.load1, a.own) || under_load(b.load1, b.own),
     };
     let mut ratios = Vec::new();
     if let Some(b) = &bmi2 {
@@ -1565,11 +1619,11 @@ fn engine_suite(plan: &Plan, seed_start: u32) -> Result<EngineReport> {
     for r in &ratios {
         if r.under_load {
             let loads = [bmi2.as_ref(), Some(&portable), Some(&reference)];
-            let load = loads
+            let (load, own) = loads
                 .into_iter()
                 .flatten()
-                .fold(None, |m, a| max_load(m, a.load1));
-            outln!("{:<16} vs {}: {}", r.arm, r.baseline, load_flag(load, 1));
+                .fold((None, 1), |(m, o), a| (max_load(m, a.load1), o.max(a.own)));
+            outln!("{:<16} vs {}: {}", r.arm, r.baseline, load_flag(load, own));
         } else {
             outln!(
                 "{:<16} {} per move than {}",
@@ -1583,6 +1637,7 @@ fn engine_suite(plan: &Plan, seed_start: u32) -> Result<EngineReport> {
     // Whole-game throughput through the cohort runner at 1 and 2 threads.
     let path = GravityChoice::Auto.resolve()?;
     let mut threads = Vec::new();
+    let mut most_own = 1;
     for t in [1usize, 2] {
         let cfg = CohortConfig {
             seed_start,
@@ -1595,7 +1650,8 @@ fn engine_suite(plan: &Plan, seed_start: u32) -> Result<EngineReport> {
             },
         };
         let mut runs = Vec::new();
-        let load = load1();
+        let (load, own) = (load1(), own_threads(t));
+        most_own = most_own.max(own);
         for _ in 0..repeats {
             let s = drop7::with_gravity!(path, |g| run_cohort(
                 PackedEngine(g),
@@ -1607,13 +1663,14 @@ fn engine_suite(plan: &Plan, seed_start: u32) -> Result<EngineReport> {
                 }
             ))?;
             runs.push((s.elapsed.as_secs_f64(), s.stats.moves, s.threads));
+            ran_threads(t);
         }
         runs.sort_by(|a, b| a.0.total_cmp(&b.0));
         let (seconds, moves, used) = runs[runs.len() / 2];
         let (moves_per_second, ns_per_move) = per_move(seconds, moves);
         let run = ThreadRun {
             load1: load,
-            under_load: under_load(load, t),
+            under_load: under_load(load, own),
             threads: used,
             gravity: path.name(),
             games,
@@ -1632,7 +1689,10 @@ fn engine_suite(plan: &Plan, seed_start: u32) -> Result<EngineReport> {
     }
     let scaling = if threads.iter().any(|r| r.under_load) {
         let load = max_load(threads[0].load1, threads[1].load1);
-        outln!("scaling 2 threads / 1 thread: {}", load_flag(load, 2));
+        outln!(
+            "scaling 2 threads / 1 thread: {}",
+            load_flag(load, most_own)
+        );
         None
     } else {
         let s = threads[1].moves_per_second / threads[0].moves_per_second;
@@ -1710,6 +1770,7 @@ fn cohort_suite(plan: &Plan) -> Result<CohortReport> {
     );
     let mut runs = Vec::new();
     let mut first: Option<Vec<String>> = None;
+    let mut most_own = 1;
     for threads in [1usize, 2] {
         let split = if (games as usize) < threads {
             threads / games as usize
@@ -1726,7 +1787,8 @@ fn cohort_suite(plan: &Plan) -> Result<CohortReport> {
                 driver: DriverKind::Headless,
             },
         };
-        let load = load1();
+        let (load, own) = (load1(), own_threads(threads));
+        most_own = most_own.max(own);
         let mut records = Vec::new();
         let summary = drop7::with_gravity!(plan.gravity, |g| drop7::with_table!(table, |t| {
             // (NoTable is Copy; the other tables are cloned per worker.)
@@ -1738,6 +1800,7 @@ fn cohort_suite(plan: &Plan) -> Result<CohortReport> {
                 Ok(())
             })
         }))??;
+        ran_threads(threads);
         match &first {
             None => first = Some(records),
             Some(f) if *f != records => {
@@ -1749,7 +1812,7 @@ fn cohort_suite(plan: &Plan) -> Result<CohortReport> {
         let run = CohortRun {
             threads,
             load1: load,
-            under_load: under_load(load, threads),
+            under_load: under_load(load, own),
             moves: summary.stats.moves,
             mean_score: summary.stats.mean_score(),
             seconds,
@@ -1769,7 +1832,7 @@ fn cohort_suite(plan: &Plan) -> Result<CohortReport> {
     }
     let scaling = if runs.iter().any(|r| r.under_load) {
         let load = runs.iter().fold(None, |m, r| max_load(m, r.load1));
-        outln!("2 threads / 1 thread: {}", load_flag(load, 2));
+        outln!("2 threads / 1 thread: {}", load_flag(load, most_own));
         None
     } else {
         let s = runs[1].games_per_hour / runs[0].games_per_hour;
@@ -1802,20 +1865,29 @@ mod tests {
     }
 
     #[test]
-    fn load_above_the_threads_used_is_flagged() {
+    fn load_above_the_benchs_own_threads_is_flagged() {
         assert!(!under_load(None, 1));
         assert!(!under_load(Some(0.4), 1));
+        // The bench's own thread, with the idle machine's background.
         assert!(!under_load(Some(1.0), 1));
-        assert!(under_load(Some(1.01), 1));
+        assert!(!under_load(Some(1.2), 1));
+        assert!(!under_load(Some(1.5), 1));
+        // Another process on a core.
+        assert!(under_load(Some(1.51), 1));
+        assert!(under_load(Some(2.0), 1));
         // The bench's own second thread counts in the load.
-        assert!(!under_load(Some(1.9), 2));
-        assert!(under_load(Some(2.5), 2));
+        assert!(!under_load(Some(2.3), 2));
+        assert!(under_load(Some(2.6), 2));
         assert_eq!(max_load(Some(0.5), Some(3.0)), Some(3.0));
         assert_eq!(max_load(None, Some(3.0)), Some(3.0));
         assert_eq!(max_load(Some(0.5), None), Some(0.5));
+        // A run of 2 threads a moment ago still counts before a 1-thread run.
+        ran_threads(2);
+        assert_eq!(own_threads(1), 2);
+        assert_eq!(own_threads(3), 3);
         let flag = load_flag(Some(3.25), 2);
         assert!(
-            flag.contains("3.25") && flag.contains("2 thread(s)"),
+            flag.contains("3.25") && flag.contains("above 2.5") && flag.contains("own 2 thread(s)"),
             "{flag}"
         );
         assert!(flag.contains("not reported"), "{flag}");
