@@ -93,6 +93,8 @@ tmux new-session -d -s "$SESSION" -x 110 -y 30 "$BIN show $TAPE --wave-ms 1500; 
 wait_for "move 0/40"
 tmux send-keys -t "$SESSION" Right
 wait_for "▶ the disc lands"
+# While the move is animated the header keeps the score before it.
+wait_for "move 1/40  score 0 (+"
 wait_for "▶ wave 1: 1 pop, 1 gray hit"
 wait_for "▶ wave 1: the discs above fall"
 tmux send-keys -t "$SESSION" Right

@@ -215,7 +215,7 @@ pub fn run(args: &ShowArgs) -> Result<()> {
         )?;
         for f in &frames {
             writeln!(o)?;
-            for l in header(f, frames.len() - 1) {
+            for l in header(f, frames.len() - 1, None) {
                 writeln!(o, "{l}")?;
             }
             for r in 0..SIZE {
@@ -251,12 +251,21 @@ fn plain_cell(v: u8) -> char {
     }
 }
 
-/// The text lines above the board of a frame.
-fn header(f: &Frame, total: usize) -> Vec<String> {
+/// The text lines above the board of a frame. `before` is the frame before
+/// it while the move into `f` is being animated: the score and level are
+/// then still those before the move (its points and any level are paid when
+/// the animation ends), and the first line says so.
+fn header(f: &Frame, total: usize, before: Option<&Frame>) -> Vec<String> {
     let next = f.next.map_or("-".to_string(), |n| n.to_string());
+    let (score, level, pending) = match (before, &f.last) {
+        (Some(b), Some((_, _, delta, _, _))) => {
+            (b.score, b.level, format!(" (+{delta} when the move ends)"))
+        }
+        _ => (f.score, f.level, String::new()),
+    };
     let mut lines = vec![format!(
-        "move {}/{total}  score {}  level {}  rise in {}  next {next}",
-        f.moves, f.score, f.level, f.rise
+        "move {}/{total}  score {score}{pending}  level {level}  rise in {}  next {next}",
+        f.moves, f.rise
     )];
     match &f.last {
         None => lines.push("opening position".into()),
@@ -377,7 +386,10 @@ fn interactive(title: &str, frames: &[Frame], speed: Duration, wave: Duration) -
                     title.to_string(),
                     Style::default().add_modifier(Modifier::BOLD),
                 ))];
-                lines.extend(header(f, total).into_iter().map(Line::from));
+                // While the move into `at` is animated, the score and level
+                // before it (the board is not there yet).
+                let before = step.and(at.checked_sub(1)).map(|b| &frames[b]);
+                lines.extend(header(f, total, before).into_iter().map(Line::from));
                 if let Some(s) = step {
                     lines.push(Line::from(Span::styled(
                         format!("▶ {}", step_caption(s)),
@@ -479,4 +491,43 @@ fn interactive(title: &str, frames: &[Frame], speed: Duration, wave: Duration) -
     })();
     ratatui::restore();
     result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn frame_with(moves: u32, score: u64, level: u32, last: Option<LastMove>) -> Frame {
+        Frame {
+            moves,
+            cells: [0; CELLS],
+            score,
+            level,
+            rise: 4,
+            next: Some(3),
+            last,
+            steps: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn header_shows_the_score_before_the_move_while_it_is_animated() {
+        let before = frame_with(6, 1_200, 2, None);
+        let after = frame_with(7, 1_540, 3, Some((3, 5, 340, Vec::new(), None)));
+        let done = header(&after, 40, None);
+        assert_eq!(done[0], "move 7/40  score 1540  level 3  rise in 4  next 3");
+        assert_eq!(done[1], "dropped 5 in column 3: +340");
+        let animated = header(&after, 40, Some(&before));
+        assert_eq!(
+            animated[0],
+            "move 7/40  score 1200 (+340 when the move ends)  level 2  rise in 4  next 3"
+        );
+        assert_eq!(animated[1..], done[1..]);
+        // The opening position has no move to animate.
+        let opening = header(&before, 40, Some(&before));
+        assert_eq!(
+            opening[0],
+            "move 6/40  score 1200  level 2  rise in 4  next 3"
+        );
+    }
 }
