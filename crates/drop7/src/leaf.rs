@@ -246,7 +246,9 @@ fn shape_slot(key: &ShapeKey) -> usize {
         .wrapping_mul(0xC2B2_AE3D_27D4_EB4F)
         ^ key[2].wrapping_mul(0x1656_67B1_9E37_79F9)
         ^ key[3];
-    (h.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 54) as usize & (SHAPE_SLOTS - 1)
+    // The top log2(SHAPE_SLOTS) bits of the product.
+    (h.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - SHAPE_SLOTS.trailing_zeros())) as usize
+        & (SHAPE_SLOTS - 1)
 }
 
 /// One cached shape: the last board seen of that shape, after the §9.4–§9.5
