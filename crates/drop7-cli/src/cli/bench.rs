@@ -513,6 +513,22 @@ fn max_load(a: Option<f64>, b: Option<f64>) -> Option<f64> {
     }
 }
 
+/// Of load samples `(load, own threads)`, the one furthest above its own
+/// threads (the one a flag names; `(None, 1)` for none with a load).
+fn worst_sample(samples: &[(Option<f64>, usize)]) -> (Option<f64>, usize) {
+    let excess = |&(load, own): &(Option<f64>, usize)| load.map(|l| l - own as f64);
+    samples
+        .iter()
+        .filter(|x| excess(x).is_some())
+        .max_by(|x, y| {
+            excess(x)
+                .unwrap_or(0.0)
+                .total_cmp(&excess(y).unwrap_or(0.0))
+        })
+        .copied()
+        .unwrap_or((None, 1))
+}
+
 /// The flag printed instead of a ratio measured under load (`own`: the
 /// bench's own threads in the load, see [`under_load`]).
 fn load_flag(load: Option<f64>, own: usize) -> String {
@@ -898,11 +914,9 @@ struct SearchArmPlan {
     threads: usize,
     /// Largest 1-minute load sampled before one of its decisions.
     max_load: Option<f64>,
-    /// Most of the bench's own threads counted in one of those samples
-    /// ([`own_threads`]).
-    max_own: usize,
-    /// Whether one of those samples was under load ([`under_load`]).
-    loaded: bool,
+    /// Of those samples `(load, the bench's own threads in it)`, the one
+    /// furthest above its own threads ([`worst_sample`]).
+    worst: (Option<f64>, usize),
     decider: Box<dyn Decide>,
     /// `(decision, ms)` per root run.
     runs: Vec<(Decision, f64)>,
@@ -934,8 +948,7 @@ impl SearchArmPlan {
             roots,
             threads,
             max_load: None,
-            max_own: 0,
-            loaded: false,
+            worst: (None, 1),
             decider: fast_decider(path, table, config, threads),
             runs: Vec::new(),
             table_bytes: None,
@@ -950,8 +963,7 @@ impl SearchArmPlan {
             roots,
             threads: 1,
             max_load: None,
-            max_own: 0,
-            loaded: false,
+            worst: (None, 1),
             decider: Box::new(ReferenceSearch::new(config, capacity)),
             runs: Vec::new(),
             table_bytes: None,
@@ -999,8 +1011,7 @@ fn run_section(label: &str, roots: &[Position], arms: &mut [SearchArmPlan]) -> R
         for arm in arms.iter_mut().filter(|a| i < a.roots) {
             let (load, own) = (load1(), own_threads(arm.threads));
             arm.max_load = max_load(arm.max_load, load);
-            arm.max_own = arm.max_own.max(own);
-            arm.loaded |= under_load(load, own);
+            arm.worst = worst_sample(&[arm.worst, (load, own)]);
             let t = Instant::now();
             let d = black_box(arm.decider.decide_position(black_box(root)));
             let ms = t.elapsed().as_secs_f64() * 1e3;
@@ -1098,8 +1109,11 @@ struct SearchRatio {
     under_load: bool,
     /// The largest load sampled before either arm's decisions.
     max_load1: Option<f64>,
-    /// Most of the bench's own threads counted in those samples.
+    /// The bench's own threads in the sample furthest above them.
     threads: usize,
+    /// That sample's load (the one the flag names).
+    #[serde(skip)]
+    flag_load1: Option<f64>,
 }
 
 fn mean(xs: impl Iterator<Item = f64>) -> f64 {
@@ -1153,6 +1167,7 @@ fn ratio(arm: &SearchArmPlan, baseline: &SearchArmPlan) -> SearchRatio {
     let n = arm.runs.len().min(baseline.runs.len());
     let a = mean(arm.runs.iter().take(n).map(|r| r.1));
     let b = mean(baseline.runs.iter().take(n).map(|r| r.1));
+    let worst = worst_sample(&[arm.worst, baseline.worst]);
     SearchRatio {
         arm: arm.name.clone(),
         baseline: baseline.name.clone(),
@@ -1161,9 +1176,10 @@ fn ratio(arm: &SearchArmPlan, baseline: &SearchArmPlan) -> SearchRatio {
         baseline_ms_per_decision: b,
         ms_ratio: a / b,
         speedup: b / a,
-        under_load: arm.loaded || baseline.loaded,
+        under_load: under_load(worst.0, worst.1),
         max_load1: max_load(arm.max_load, baseline.max_load),
-        threads: arm.max_own.max(baseline.max_own),
+        threads: worst.1,
+        flag_load1: worst.0,
     }
 }
 
@@ -1213,7 +1229,7 @@ fn print_section(s: &SearchSection) {
                 r.arm,
                 r.baseline,
                 r.roots,
-                load_flag(r.max_load1, r.threads)
+                load_flag(r.flag_load1, r.threads)
             );
         } else {
             outln!(
@@ -1436,6 +1452,9 @@ struct Ratio {
     /// The 1-minute load before either arm exceeded the bench's own threads
     /// plus 0.5: the ratio is not to be trusted (and is not printed).
     under_load: bool,
+    /// The arms' load sample furthest above the bench's own threads.
+    #[serde(skip)]
+    worst: (Option<f64>, usize),
 }
 
 #[derive(Serialize)]
@@ -1607,6 +1626,7 @@ fn engine_suite(plan: &Plan, seed_start: u32) -> Result<EngineReport> {
         ns_per_move_ratio: ns(a) / ns(b),
         speedup: ns(b) / ns(a),
         under_load: under_load(a.load1, a.own) || under_load(b.load1, b.own),
+        worst: worst_sample(&[(a.load1, a.own), (b.load1, b.own)]),
     };
     let mut ratios = Vec::new();
     if let Some(b) = &bmi2 {
@@ -1618,11 +1638,7 @@ fn engine_suite(plan: &Plan, seed_start: u32) -> Result<EngineReport> {
     }
     for r in &ratios {
         if r.under_load {
-            let loads = [bmi2.as_ref(), Some(&portable), Some(&reference)];
-            let (load, own) = loads
-                .into_iter()
-                .flatten()
-                .fold((None, 1), |(m, o), a| (max_load(m, a.load1), o.max(a.own)));
+            let (load, own) = r.worst;
             outln!("{:<16} vs {}: {}", r.arm, r.baseline, load_flag(load, own));
         } else {
             outln!(
@@ -1637,7 +1653,7 @@ fn engine_suite(plan: &Plan, seed_start: u32) -> Result<EngineReport> {
     // Whole-game throughput through the cohort runner at 1 and 2 threads.
     let path = GravityChoice::Auto.resolve()?;
     let mut threads = Vec::new();
-    let mut most_own = 1;
+    let mut samples = Vec::new();
     for t in [1usize, 2] {
         let cfg = CohortConfig {
             seed_start,
@@ -1651,7 +1667,7 @@ fn engine_suite(plan: &Plan, seed_start: u32) -> Result<EngineReport> {
         };
         let mut runs = Vec::new();
         let (load, own) = (load1(), own_threads(t));
-        most_own = most_own.max(own);
+        samples.push((load, own));
         for _ in 0..repeats {
             let s = drop7::with_gravity!(path, |g| run_cohort(
                 PackedEngine(g),
@@ -1688,11 +1704,8 @@ fn engine_suite(plan: &Plan, seed_start: u32) -> Result<EngineReport> {
         threads.push(run);
     }
     let scaling = if threads.iter().any(|r| r.under_load) {
-        let load = max_load(threads[0].load1, threads[1].load1);
-        outln!(
-            "scaling 2 threads / 1 thread: {}",
-            load_flag(load, most_own)
-        );
+        let (load, own) = worst_sample(&samples);
+        outln!("scaling 2 threads / 1 thread: {}", load_flag(load, own));
         None
     } else {
         let s = threads[1].moves_per_second / threads[0].moves_per_second;
@@ -1770,7 +1783,7 @@ fn cohort_suite(plan: &Plan) -> Result<CohortReport> {
     );
     let mut runs = Vec::new();
     let mut first: Option<Vec<String>> = None;
-    let mut most_own = 1;
+    let mut samples = Vec::new();
     for threads in [1usize, 2] {
         let split = if (games as usize) < threads {
             threads / games as usize
@@ -1788,7 +1801,7 @@ fn cohort_suite(plan: &Plan) -> Result<CohortReport> {
             },
         };
         let (load, own) = (load1(), own_threads(threads));
-        most_own = most_own.max(own);
+        samples.push((load, own));
         let mut records = Vec::new();
         let summary = drop7::with_gravity!(plan.gravity, |g| drop7::with_table!(table, |t| {
             // (NoTable is Copy; the other tables are cloned per worker.)
@@ -1831,8 +1844,8 @@ fn cohort_suite(plan: &Plan) -> Result<CohortReport> {
         runs.push(run);
     }
     let scaling = if runs.iter().any(|r| r.under_load) {
-        let load = runs.iter().fold(None, |m, r| max_load(m, r.load1));
-        outln!("2 threads / 1 thread: {}", load_flag(load, most_own));
+        let (load, own) = worst_sample(&samples);
+        outln!("2 threads / 1 thread: {}", load_flag(load, own));
         None
     } else {
         let s = runs[1].games_per_hour / runs[0].games_per_hour;
@@ -1885,6 +1898,14 @@ mod tests {
         ran_threads(2);
         assert_eq!(own_threads(1), 2);
         assert_eq!(own_threads(3), 3);
+        // A flag names the sample furthest above its own threads: 2.42
+        // before a 1-thread run, not 2.5 before a 2-thread one.
+        assert_eq!(
+            worst_sample(&[(Some(2.42), 1), (Some(2.5), 2)]),
+            (Some(2.42), 1)
+        );
+        assert_eq!(worst_sample(&[(None, 2), (Some(0.9), 1)]), (Some(0.9), 1));
+        assert_eq!(worst_sample(&[(None, 2)]), (None, 1));
         let flag = load_flag(Some(3.25), 2);
         assert!(
             flag.contains("3.25") && flag.contains("above 2.5") && flag.contains("own 2 thread(s)"),
