@@ -82,7 +82,8 @@ fn try_copy<T: Clone>(
     Ok(out)
 }
 
-/// Capacity (bytes) from which a table asks for huge pages.
+/// Capacity (bytes) from which a table asks for huge pages (Linux only).
+#[cfg(target_os = "linux")]
 const HUGE_PAGE_MIN_BYTES: usize = 4 << 20;
 
 /// Asks Linux to back the (still untouched) capacity of `v` with
