@@ -486,6 +486,12 @@ fn own_threads(threads: usize) -> usize {
         .fold(threads, usize::max)
 }
 
+/// A load sample taken now, before a run of `threads`: `(1-minute load,
+/// the bench's own threads in it)` ([`load1`], [`own_threads`]).
+fn load_sample(threads: usize) -> (Option<f64>, usize) {
+    (load1(), own_threads(threads))
+}
+
 /// Whether a 1-minute load `load` taken before a run says that something
 /// besides the bench was running: above `own` (the bench's own threads in
 /// the load, [`own_threads`]) plus [`LOAD_MARGIN`]. Its timing then says
@@ -768,8 +774,7 @@ fn leaf_suite(plan: &Plan, states: &[LeafState]) -> Result<LeafReport> {
         plan.repeats
     );
     let (mut fast_runs, mut plain_runs) = (Vec::new(), Vec::new());
-    let leaf_load = load1();
-    let leaf_own = own_threads(1);
+    let (leaf_load, leaf_own) = load_sample(1);
     for _ in 0..plan.repeats {
         // Alternate the arms so that drift in machine load hits both.
         fast_runs.push(time_fast_leaf(&positions, fast_passes));
@@ -1009,7 +1014,7 @@ fn run_section(label: &str, roots: &[Position], arms: &mut [SearchArmPlan]) -> R
     for (i, root) in roots.iter().enumerate().take(total) {
         let mut line = format!("{label} root {}/{total}:", i + 1);
         for arm in arms.iter_mut().filter(|a| i < a.roots) {
-            let (load, own) = (load1(), own_threads(arm.threads));
+            let (load, own) = load_sample(arm.threads);
             arm.max_load = max_load(arm.max_load, load);
             arm.worst = worst_sample(&[arm.worst, (load, own)]);
             let t = Instant::now();
@@ -1109,11 +1114,12 @@ struct SearchRatio {
     under_load: bool,
     /// The largest load sampled before either arm's decisions.
     max_load1: Option<f64>,
-    /// The bench's own threads in the sample furthest above them.
+    /// Threads of the busier arm.
     threads: usize,
-    /// That sample's load (the one the flag names).
+    /// The arms' load sample furthest above the bench's own threads (the
+    /// one a flag names).
     #[serde(skip)]
-    flag_load1: Option<f64>,
+    worst: (Option<f64>, usize),
 }
 
 fn mean(xs: impl Iterator<Item = f64>) -> f64 {
@@ -1178,8 +1184,8 @@ fn ratio(arm: &SearchArmPlan, baseline: &SearchArmPlan) -> SearchRatio {
         speedup: b / a,
         under_load: under_load(worst.0, worst.1),
         max_load1: max_load(arm.max_load, baseline.max_load),
-        threads: worst.1,
-        flag_load1: worst.0,
+        threads: arm.threads.max(baseline.threads),
+        worst,
     }
 }
 
@@ -1229,7 +1235,7 @@ fn print_section(s: &SearchSection) {
                 r.arm,
                 r.baseline,
                 r.roots,
-                load_flag(r.flag_load1, r.threads)
+                load_flag(r.worst.0, r.worst.1)
             );
         } else {
             outln!(
@@ -1498,7 +1504,7 @@ fn time_arm<E: Engine>(
     prefix: u64,
     repeats: u32,
 ) -> ArmRun {
-    let (load, own) = (load1(), own_threads(1));
+    let (load, own) = load_sample(1);
     let mut runs: Vec<ArmRun> = (0..repeats)
         .map(|_| {
             let mut policy = CenterPolicy;
@@ -1620,13 +1626,16 @@ fn engine_suite(plan: &Plan, seed_start: u32) -> Result<EngineReport> {
     }
 
     let ns = |r: &ArmRun| per_move(r.seconds, r.moves).1;
-    let ratio = |arm: &'static str, a: &ArmRun, baseline: &'static str, b: &ArmRun| Ratio {
-        arm,
-        baseline,
-        ns_per_move_ratio: ns(a) / ns(b),
-        speedup: ns(b) / ns(a),
-        under_load: under_load(a.load1, a.own) || under_load(b.load1, b.own),
-        worst: worst_sample(&[(a.load1, a.own), (b.load1, b.own)]),
+    let ratio = |arm: &'static str, a: &ArmRun, baseline: &'static str, b: &ArmRun| {
+        let worst = worst_sample(&[(a.load1, a.own), (b.load1, b.own)]);
+        Ratio {
+            arm,
+            baseline,
+            ns_per_move_ratio: ns(a) / ns(b),
+            speedup: ns(b) / ns(a),
+            under_load: under_load(worst.0, worst.1),
+            worst,
+        }
     };
     let mut ratios = Vec::new();
     if let Some(b) = &bmi2 {
@@ -1666,7 +1675,7 @@ fn engine_suite(plan: &Plan, seed_start: u32) -> Result<EngineReport> {
             },
         };
         let mut runs = Vec::new();
-        let (load, own) = (load1(), own_threads(t));
+        let (load, own) = load_sample(t);
         samples.push((load, own));
         for _ in 0..repeats {
             let s = drop7::with_gravity!(path, |g| run_cohort(
@@ -1800,7 +1809,7 @@ fn cohort_suite(plan: &Plan) -> Result<CohortReport> {
                 driver: DriverKind::Headless,
             },
         };
-        let (load, own) = (load1(), own_threads(threads));
+        let (load, own) = load_sample(threads);
         samples.push((load, own));
         let mut records = Vec::new();
         let summary = drop7::with_gravity!(plan.gravity, |g| drop7::with_table!(table, |t| {
