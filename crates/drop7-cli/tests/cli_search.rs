@@ -601,3 +601,53 @@ fn bench_rejects_bad_options() {
         assert!(!out_path.exists(), "drop7 {args:?} wrote --out");
     }
 }
+
+/// `trace --roots` prints the position before every move (the opening
+/// position, then each move's board, drops before the rise and next disc),
+/// and `decide` on those roots chooses the columns the fair player played.
+#[test]
+fn trace_roots_feed_decide_with_the_players_positions() {
+    let common_args = [
+        "trace",
+        "--policy",
+        "fair:d2s5",
+        "--seed-start",
+        "0x5EED3000",
+        "--games",
+        "2",
+        "--max-moves",
+        "12",
+    ];
+    let moves = json_lines(&drop7(&common_args));
+    let mut with_roots = common_args.to_vec();
+    with_roots.push("--roots");
+    let out = drop7(&with_roots);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let roots = json_lines(&out);
+    assert_eq!(roots.len(), moves.len());
+    for (k, (root, mv)) in roots.iter().zip(&moves).enumerate() {
+        assert_eq!(root["seed"], mv["seed"]);
+        assert_eq!(root["move"], mv["move"]);
+        assert_eq!(root["next"], mv["disc"], "line {k}");
+        if mv["move"] == 1 {
+            assert_eq!(root["board"], "0".repeat(42) + "8888888");
+            assert_eq!(root["movesRemaining"], 5);
+        } else {
+            assert_eq!(root["board"], moves[k - 1]["board"], "line {k}");
+            assert_eq!(root["movesRemaining"], moves[k - 1]["movesRemaining"]);
+        }
+    }
+    let input: String = roots.iter().map(|r| format!("{r}\n")).collect();
+    let decided = json_lines(&drop7_stdin(
+        &["decide", "--depth", "2", "--strata", "5"],
+        &input,
+    ));
+    assert_eq!(decided.len(), moves.len());
+    for (d, mv) in decided.iter().zip(&moves) {
+        assert_eq!(
+            d["action"], mv["column"],
+            "seed {} move {}",
+            mv["seed"], mv["move"]
+        );
+    }
+}

@@ -11,13 +11,33 @@ use super::spec::{GameArgs, with_engine, with_policy};
 
 /// Options of `drop7 trace`.
 #[derive(Args, Debug)]
-#[command(after_help = "Example:\n  drop7 trace --seed-start 7 --policy random --max-moves 5")]
+#[command(
+    after_help = "Examples:\n  drop7 trace --seed-start 7 --policy random --max-moves 5\n  drop7 trace --seed-start 7 --roots | drop7 decide --depth 3   # values before every move"
+)]
 pub struct TraceArgs {
     #[command(flatten)]
     game: GameArgs,
     /// Number of games (consecutive seeds).
     #[arg(long, default_value_t = 1, value_name = "N")]
     games: u64,
+    /// Print the position before each move instead of the move: one root
+    /// line `{"seed","move","board","next","movesRemaining"}` per move (the
+    /// input of `drop7 decide` and `drop7 leaf`; `move` is the move about to
+    /// be played, 1-based).
+    #[arg(long)]
+    roots: bool,
+}
+
+/// A `--roots` line: the position a policy decided on before move `move`.
+#[derive(serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+struct RootLine {
+    seed: u32,
+    #[serde(rename = "move")]
+    move_number: u32,
+    board: String,
+    next: u8,
+    moves_remaining: u8,
 }
 
 /// Runs `drop7 trace`.
@@ -27,7 +47,7 @@ pub fn run(args: &TraceArgs) -> Result<()> {
     let mut out = BufWriter::with_capacity(1 << 16, stdout.lock());
     with_engine!(setup.engine, |engine| with_policy!(setup, |make| {
         let mut policy = make();
-        trace_all(engine, &mut policy, &setup, &mut out)
+        trace_all(engine, &mut policy, &setup, args.roots, &mut out)
     }))??;
     out.flush().context("writing to stdout")?;
     if let super::spec::PolicySpec::D7p(cmd) = &setup.policy {
@@ -40,11 +60,19 @@ fn trace_all<E: drop7::runner::Engine, P: Policy>(
     engine: E,
     policy: &mut P,
     setup: &super::spec::GameSetup,
+    roots: bool,
     out: &mut impl Write,
 ) -> Result<()> {
     let mut failed: Option<io::Error> = None;
     for i in 0..setup.games {
         let seed = nth_seed(setup.seed_start, i);
+        // With --roots: the board and drops before the rise of the position
+        // the next move is played from (the opening position first).
+        let opening = drop7::position::Position::initial(1);
+        let mut before = (
+            drop7::board::format_cells(&opening.board.to_cells()),
+            opening.moves_remaining,
+        );
         trace_game(
             engine,
             policy,
@@ -52,12 +80,25 @@ fn trace_all<E: drop7::runner::Engine, P: Policy>(
             seed,
             setup.max_moves,
             |rec, _| {
-                if failed.is_none() {
-                    let r = serde_json::to_writer(&mut *out, &rec)
-                        .map_err(io::Error::from)
-                        .and_then(|()| out.write_all(b"\n"));
-                    failed = r.err();
+                if failed.is_some() {
+                    return;
                 }
+                let r = if roots {
+                    let line = RootLine {
+                        seed,
+                        move_number: rec.move_number,
+                        board: std::mem::replace(&mut before.0, rec.board),
+                        next: rec.disc,
+                        moves_remaining: std::mem::replace(&mut before.1, rec.moves_remaining),
+                    };
+                    serde_json::to_writer(&mut *out, &line)
+                } else {
+                    serde_json::to_writer(&mut *out, &rec)
+                };
+                failed = r
+                    .map_err(io::Error::from)
+                    .and_then(|()| out.write_all(b"\n"))
+                    .err();
             },
         );
         if let Some(e) = failed.take() {
