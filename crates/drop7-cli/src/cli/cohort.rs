@@ -270,8 +270,8 @@ pub fn run_merge(args: &MergeArgs) -> Result<()> {
             let want = seed_hex(start.wrapping_add((range.start + count) as u32));
             if count >= range.end - range.start {
                 bail!(
-                    "{at}: shard {i}/{n} has more records than its {} games",
-                    range.end - range.start
+                    "{at}: shard {i}/{n} has more records than its {}",
+                    super::count(range.end - range.start, "game")
                 );
             }
             if rec.seed != want {
@@ -339,10 +339,10 @@ pub fn run_merge(args: &MergeArgs) -> Result<()> {
             let first = start.wrapping_add((range.start + have) as u32);
             let last = start.wrapping_add((range.end - 1) as u32);
             missing.push(format!(
-                "shard {i}/{n}: seeds {}..{} ({} games)",
+                "shard {i}/{n}: seeds {}..{} ({})",
                 seed_hex(first),
                 seed_hex(last),
-                want - have
+                super::count(want - have, "game")
             ));
         }
     }
@@ -368,8 +368,9 @@ pub fn run_merge(args: &MergeArgs) -> Result<()> {
         Ok(())
     })?;
     println!(
-        "merged     {games} games from {} shard files into {}",
-        args.shards.len(),
+        "merged     {} from {} into {}",
+        super::count(games, "game"),
+        super::count(args.shards.len(), "shard file"),
         args.out.display()
     );
     Ok(())
@@ -746,7 +747,8 @@ pub fn run_summary(args: &SummaryArgs) -> Result<()> {
     let mut o = Vec::new();
     writeln!(
         o,
-        "cohort     {games} games, policy {}, driver {}, move cap {}",
+        "cohort     {}, policy {}, driver {}, move cap {}",
+        super::count(games, "game"),
         reference.policy,
         reference.driver,
         match (reference.max_moves, &reference.round) {
@@ -764,11 +766,11 @@ pub fn run_summary(args: &SummaryArgs) -> Result<()> {
     )?;
     writeln!(
         o,
-        "score      mean {:.1} (95% CI {:.1}..{:.1}, bootstrap {} resamples), median {:.1}, sd {:.1}",
+        "score      mean {:.1} (95% CI {:.1}..{:.1}, bootstrap {}), median {:.1}, sd {:.1}",
         score.mean,
         lo,
         hi,
-        args.resamples,
+        super::count(args.resamples, "resample"),
         score.quantile(0.5),
         score.sd()
     )?;
@@ -977,7 +979,8 @@ pub fn run_compare(args: &CompareArgs) -> Result<()> {
     let mut o = Vec::new();
     writeln!(
         o,
-        "pairs      {pairs} games paired by seed ({unpaired_base} only in {bshown}, {unpaired_candidate} only in {cshown})"
+        "pairs      {} paired by seed ({unpaired_base} only in {bshown}, {unpaired_candidate} only in {cshown})",
+        super::count(pairs, "game")
     )?;
     writeln!(
         o,
@@ -987,12 +990,15 @@ pub fn run_compare(args: &CompareArgs) -> Result<()> {
     )?;
     writeln!(
         o,
-        "record     {wins} wins, {ties} ties, {losses} losses (win = candidate scored more)"
+        "record     {}, {}, {} (win = candidate scored more)",
+        super::count(wins, "win"),
+        super::count(ties, "tie"),
+        super::count(losses, "loss")
     )?;
     writeln!(
         o,
-        "bound      mean delta ≥ {lower:.2} with 95% confidence (one-sided bootstrap, {} resamples)",
-        args.resamples
+        "bound      mean delta ≥ {lower:.2} with 95% confidence (one-sided bootstrap, {})",
+        super::count(args.resamples, "resample")
     )?;
     writeln!(
         o,

@@ -125,10 +125,45 @@ fn usage_error(e: clap::Error) -> ExitCode {
     }
 }
 
+/// `noun` as the count `n` takes it: the singular for 1, else the plural
+/// (`s` added, `es` after an `s`: "loss", "losses").
+pub(crate) fn noun<N: PartialEq + From<u8>>(n: N, noun: &str) -> String {
+    if n == N::from(1) {
+        noun.to_string()
+    } else if noun.ends_with('s') {
+        format!("{noun}es")
+    } else {
+        format!("{noun}s")
+    }
+}
+
+/// `n` and its noun: `count(1, "game")` is "1 game", `count(3, "game")` "3 games".
+pub(crate) fn count<N: std::fmt::Display + Copy + PartialEq + From<u8>>(
+    n: N,
+    singular: &str,
+) -> String {
+    format!("{n} {}", noun(n, singular))
+}
+
 /// A closed stdout (e.g. `drop7 trace | head`) ends the run quietly.
 fn is_broken_pipe(e: &anyhow::Error) -> bool {
     e.chain().any(|c| {
         c.downcast_ref::<io::Error>()
             .is_some_and(|io| io.kind() == io::ErrorKind::BrokenPipe)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_of_one_are_singular() {
+        assert_eq!(count(1, "game"), "1 game");
+        assert_eq!(count(0usize, "game"), "0 games");
+        assert_eq!(count(2, "shard file"), "2 shard files");
+        assert_eq!(count(1, "loss"), "1 loss");
+        assert_eq!(count(7, "loss"), "7 losses");
+        assert_eq!(noun(1, "byte"), "byte");
+    }
 }

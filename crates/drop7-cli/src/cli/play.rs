@@ -342,13 +342,13 @@ pub fn run(args: &PlayArgs) -> Result<()> {
         let signal = signals.which();
         let done = kept.stats.games + summary.stats.games;
         eprintln!(
-            "interrupted by {}: {done} of {} games done{}",
+            "interrupted by {}: {done} of {} done{}",
             if signal == SIGTERM {
                 "SIGTERM"
             } else {
                 "SIGINT"
             },
-            range.games,
+            super::count(range.games, "game"),
             match &out_shown {
                 Some(p) => format!(", records in {p}"),
                 None => String::new(),
@@ -529,8 +529,9 @@ impl Progress {
             let decisions = moves_live.load(Ordering::Relaxed);
             let in_flight = decisions.saturating_sub(self.moves_done.load(Ordering::Relaxed));
             format!(
-                "| {:.1} decisions/s | {in_flight} moves in games in flight | {mean_eta}",
-                decisions as f64 / secs
+                "| {:.1} decisions/s | {} in games in flight | {mean_eta}",
+                decisions as f64 / secs,
+                super::count(in_flight, "move")
             )
         } else {
             format!(
@@ -547,9 +548,9 @@ impl Progress {
             let eta = secs / games as f64 * total.saturating_sub(games) as f64;
             if eta > 60.0 {
                 self.bar.println(format!(
-                    "estimate: about {} for the remaining {} games at the current rate",
+                    "estimate: about {} for the remaining {} at the current rate",
                     human_duration(eta),
-                    total - games
+                    super::count(total - games, "game")
                 ));
             }
         }
@@ -673,8 +674,8 @@ fn open_out(
         }
         if index == range.games {
             bail!(
-                "--out {shown} already holds more than this run's {} games; not resuming (nothing was changed)",
-                range.games
+                "--out {shown} already holds more than this run's {}; not resuming (nothing was changed)",
+                super::count(range.games, "game")
             );
         }
         let want = seed_hex(nth_seed(range.seed_start, index));
@@ -694,8 +695,9 @@ fn open_out(
     const START: &[u8] = b"{\"seed\":\"0x";
     if !(tail.starts_with(START) || START.starts_with(&tail)) {
         bail!(
-            "--out {shown} ends with {} bytes that are not the start of a game record; not resuming (nothing was changed)",
-            tail.len()
+            "--out {shown} ends with {} that {} not the start of a game record; not resuming (nothing was changed)",
+            super::count(tail.len(), "byte"),
+            if tail.len() == 1 { "is" } else { "are" }
         );
     }
     drop(lines);
@@ -753,16 +755,20 @@ fn print_summary(
         all.moves
     )?;
     if all.censored > 0 {
-        writeln!(o, "censored   {} games reached the move cap", all.censored)?;
+        writeln!(
+            o,
+            "censored   {} reached the move cap",
+            super::count(all.censored, "game")
+        )?;
     }
     if let Some(p) = out {
         if kept.stats.games > 0 || kept.dropped_bytes > 0 {
             writeln!(
                 o,
-                "resumed    kept {} games from {}, dropped {} bytes of incomplete tail, played {}",
-                kept.stats.games,
+                "resumed    kept {} from {}, dropped {} of incomplete tail, played {}",
+                super::count(kept.stats.games, "game"),
                 p.display(),
-                kept.dropped_bytes,
+                super::count(kept.dropped_bytes, "byte"),
                 run.stats.games
             )?;
         }
@@ -774,8 +780,8 @@ fn print_summary(
     let secs = run.elapsed.as_secs_f64();
     writeln!(
         o,
-        "elapsed    {secs:.3} s for {} games played now ({:.0} moves/s)",
-        run.stats.games,
+        "elapsed    {secs:.3} s for {} played now ({:.0} moves/s)",
+        super::count(run.stats.games, "game"),
         run.moves_per_second()
     )?;
     let split = if setup.search_threads > 1 && cfg.games > 0 {
