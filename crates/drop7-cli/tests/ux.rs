@@ -8,10 +8,56 @@ mod common;
 
 use std::path::PathBuf;
 
-use common::{ok, s};
+use common::{fails, ok, s};
 
 fn scratch(name: &str) -> PathBuf {
     common::scratch_in("ux", name)
+}
+
+#[test]
+fn compare_and_summary_refuse_cohorts_of_two_drivers() {
+    let dir = scratch("drivers");
+    let (h, st) = (dir.join("headless.jsonl"), dir.join("stream.jsonl"));
+    ok(&["play", "--games", "4", "--out", s(&h)]);
+    ok(&[
+        "play",
+        "--games",
+        "4",
+        "--driver",
+        "stream",
+        "--out",
+        s(&st),
+    ]);
+    let err = fails(
+        &["compare", s(&h), s(&st)],
+        &[
+            s(&h),
+            s(&st),
+            "played with driver headless",
+            "with driver stream",
+            "different game under each driver",
+        ],
+    );
+    assert!(!err.contains("not comparable"), "{err}");
+    // The other way round names the drivers the other way round.
+    fails(
+        &["compare", s(&st), s(&h)],
+        &["played with driver stream", "with driver headless"],
+    );
+    // summary: the reason is the two drivers, not a game counted twice.
+    let err = fails(
+        &["summary", s(&h), s(&st)],
+        &[
+            s(&h),
+            s(&st),
+            "played with driver stream",
+            "with driver headless",
+            "two drivers",
+        ],
+    );
+    assert!(!err.contains("counted twice"), "{err}");
+    // One driver on both sides still compares.
+    assert!(ok(&["compare", s(&st), s(&st), "--resamples", "10"]).contains("pairs      4 games"));
 }
 
 #[test]

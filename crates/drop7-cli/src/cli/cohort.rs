@@ -652,22 +652,34 @@ pub fn run_summary(args: &SummaryArgs) -> Result<()> {
         }
         for_each_record(path, |line, rec| {
             let seed = record_seed(&rec).map_err(|e| anyhow!("{shown} line {line}: {e}"))?;
-            if !seen.insert(seed) {
-                let (file, first) = first_with_seed(&args.files[..=k], seed);
-                bail!(
-                    "{shown} line {line}: seed {} already at {file} line {first}: a game counted twice (a file given twice or a repeated record)",
-                    rec.seed
-                );
-            }
+            // Another run's record first: with its own seeds it would also
+            // look like a game counted twice, which is not the reason.
             match &reference {
                 None => reference = Some((rec.clone(), format!("{shown} line {line}"))),
                 Some((r, where_)) => {
+                    if r.driver != rec.driver {
+                        bail!(
+                            "{shown} line {line} was played with driver {} but {where_} with \
+                             driver {}: two drivers play different games from the same seeds, \
+                             so these files are not one cohort; summarise each driver's files \
+                             on their own",
+                            rec.driver,
+                            r.driver
+                        );
+                    }
                     if let Some((field, found, want)) = identity_difference(r, &rec) {
                         bail!(
                             "{shown} line {line} belongs to another run: {field} is {found} there but {want} in {where_}"
                         );
                     }
                 }
+            }
+            if !seen.insert(seed) {
+                let (file, first) = first_with_seed(&args.files[..=k], seed);
+                bail!(
+                    "{shown} line {line}: seed {} already at {file} line {first}: a game counted twice (a file given twice or a repeated record)",
+                    rec.seed
+                );
             }
             games += 1;
             censored += u64::from(rec.censored);
@@ -861,24 +873,31 @@ pub fn run_compare(args: &CompareArgs) -> Result<()> {
         score: u64,
         // (index into `rulesets`, move cap): a few bytes per game.
         rules: (u32, Option<u32>),
+        // Index into `drivers`.
+        driver: u32,
         line: u64,
         paired: bool,
     }
+    /// The index of `v` in `list`, added if new (a file has one or two).
+    fn intern<T: PartialEq + Clone>(list: &mut Vec<T>, v: &T) -> u32 {
+        match list.iter().position(|x| x == v) {
+            Some(i) => i as u32,
+            None => {
+                list.push(v.clone());
+                (list.len() - 1) as u32
+            }
+        }
+    }
     let mut base: HashMap<u32, Base> = HashMap::new();
     let mut rulesets: Vec<Option<String>> = Vec::new();
+    let mut drivers: Vec<String> = Vec::new();
     let bshown = args.base.display().to_string();
     for_each_record(&args.base, |line, rec| {
         let seed = record_seed(&rec).map_err(|e| anyhow!("{bshown} line {line}: {e}"))?;
-        let ruleset = match rulesets.iter().position(|r| *r == rec.ruleset) {
-            Some(i) => i,
-            None => {
-                rulesets.push(rec.ruleset.clone());
-                rulesets.len() - 1
-            }
-        } as u32;
         let b = Base {
             score: rec.score,
-            rules: (ruleset, rec.max_moves),
+            rules: (intern(&mut rulesets, &rec.ruleset), rec.max_moves),
+            driver: intern(&mut drivers, &rec.driver),
             line,
             paired: false,
         };
@@ -902,6 +921,19 @@ pub fn run_compare(args: &CompareArgs) -> Result<()> {
         };
         if b.paired {
             bail!("{cshown} line {line}: seed {} appears twice", rec.seed);
+        }
+        let base_driver = &drivers[b.driver as usize];
+        if *base_driver != rec.driver {
+            // The driver makes the game: one seed is two different games.
+            bail!(
+                "{bshown} was played with driver {base_driver} but {cshown} with driver {} \
+                 (seed {}: {bshown} line {}, {cshown} line {line}): the same seed is a different \
+                 game under each driver, so seed-by-seed deltas mean nothing; compare cohorts \
+                 played with one driver",
+                rec.driver,
+                rec.seed,
+                b.line
+            );
         }
         let show = |o: &Option<String>| o.clone().unwrap_or_else(|| "(absent)".into());
         let base_ruleset = &rulesets[b.rules.0 as usize];
