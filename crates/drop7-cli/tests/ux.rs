@@ -99,3 +99,31 @@ fn counts_of_one_are_singular() {
         }
     }
 }
+
+#[test]
+fn plots_name_their_cohorts() {
+    let dir = scratch("plots");
+    let (a, b) = (dir.join("base-cohort.jsonl"), dir.join("cand&idate.jsonl"));
+    ok(&["play", "--games", "5", "--out", s(&a)]);
+    ok(&["play", "--games", "5", "--policy", "random", "--out", s(&b)]);
+    let (ecdf, delta) = (dir.join("e.svg"), dir.join("d.svg"));
+    ok(&["summary", s(&a), "--plot", s(&ecdf)]);
+    let svg = std::fs::read_to_string(&ecdf).unwrap();
+    assert!(
+        svg.contains("base-cohort.jsonl: scores of 5 games"),
+        "{svg}"
+    );
+    assert!(
+        !svg.contains(s(&dir)),
+        "the title shows file names, not paths"
+    );
+    ok(&["compare", s(&a), s(&b), "--plot", s(&delta)]);
+    let svg = std::fs::read_to_string(&delta).unwrap();
+    // The name is escaped in the SVG text.
+    assert!(
+        svg.contains(
+            "Score deltas cand&amp;idate.jsonl - base-cohort.jsonl (candidate - base), 5 pairs"
+        ),
+        "{svg}"
+    );
+}

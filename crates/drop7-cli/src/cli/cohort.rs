@@ -717,7 +717,13 @@ pub fn run_summary(args: &SummaryArgs) -> Result<()> {
     let boot = score.bootstrap_means(args.resamples, args.bootstrap_seed);
     let (lo, hi) = (sorted_quantile(&boot, 0.025), sorted_quantile(&boot, 0.975));
     if let Some(plot) = &args.plot {
-        plot_ecdf(plot, &score, &reference, (lo, hi))?;
+        plot_ecdf(
+            plot,
+            &cohort_name(&args.files),
+            &score,
+            &reference,
+            (lo, hi),
+        )?;
     }
     if args.json {
         let v = json!({
@@ -982,7 +988,11 @@ pub fn run_compare(args: &CompareArgs) -> Result<()> {
     };
     let median = delta.quantile(0.5);
     if let Some(plot) = &args.plot {
-        plot_deltas(plot, &delta, lower, floor)?;
+        let names = (
+            cohort_name(std::slice::from_ref(&args.candidate)),
+            cohort_name(std::slice::from_ref(&args.base)),
+        );
+        plot_deltas(plot, names, &delta, lower, floor)?;
     }
     if args.json {
         let v = json!({
@@ -1084,8 +1094,54 @@ fn write_svg(out: &Path, svg: String) -> Result<()> {
     })
 }
 
-/// The score distribution as an empirical CDF, with the mean's 95 % CI.
-fn plot_ecdf(out: &Path, score: &Dist, r: &GameRecord, ci: (f64, f64)) -> Result<()> {
+/// Longest file name a plot title shows whole (a longer one keeps its start
+/// and end around `…`).
+const MAX_TITLE_NAME: usize = 40;
+
+/// How a plot names a cohort: its files' names without their directories
+/// (`center.jsonl`; `part1.jsonl, part2.jsonl`; more than three: the first
+/// two and how many more).
+fn cohort_name(files: &[PathBuf]) -> String {
+    let short = |p: &PathBuf| {
+        let name = p.file_name().map_or_else(
+            || p.display().to_string(),
+            |n| n.to_string_lossy().into_owned(),
+        );
+        let chars: Vec<char> = name.chars().collect();
+        if chars.len() <= MAX_TITLE_NAME {
+            return name;
+        }
+        let half = (MAX_TITLE_NAME - 1) / 2;
+        let head: String = chars[..half].iter().collect();
+        let tail: String = chars[chars.len() - half..].iter().collect();
+        format!("{head}…{tail}")
+    };
+    match files {
+        [] => String::new(),
+        [a] => short(a),
+        [a, b] => format!("{}, {}", short(a), short(b)),
+        [a, b, c] => format!("{}, {}, {}", short(a), short(b), short(c)),
+        [a, b, rest @ ..] => format!(
+            "{}, {} and {} more {}",
+            short(a),
+            short(b),
+            rest.len(),
+            super::noun(rest.len(), "file")
+        ),
+    }
+}
+
+/// The font size of a plot title: 20 px, smaller for a long title (long
+/// file names) so it stays inside the 900 px picture.
+fn title_size(title: &str) -> u32 {
+    // About 0.55 em per character in a sans-serif font, 860 px available.
+    let chars = title.chars().count().max(1) as f64;
+    (860.0 / (0.55 * chars)).clamp(10.0, 20.0) as u32
+}
+
+/// The score distribution of the cohort `name` as an empirical CDF, with
+/// the mean's 95 % CI.
+fn plot_ecdf(out: &Path, name: &str, score: &Dist, r: &GameRecord, ci: (f64, f64)) -> Result<()> {
     use plotters::prelude::*;
     let pts: Vec<(f64, f64)> = sorted_points(score)
         .into_iter()
@@ -1097,14 +1153,15 @@ fn plot_ecdf(out: &Path, score: &Dist, r: &GameRecord, ci: (f64, f64)) -> Result
     {
         let root = SVGBackend::with_string(&mut svg, (900, 560)).into_drawing_area();
         root.fill(&WHITE).map_err(plot_err)?;
+        let title = format!(
+            "{name}: scores of {}, {} ({}), mean {:.0}",
+            super::count(score.n, "game"),
+            r.policy,
+            r.driver,
+            score.mean
+        );
         let mut chart = ChartBuilder::on(&root)
-            .caption(
-                format!(
-                    "Score distribution: {} games, {} ({}), mean {:.0}",
-                    score.n, r.policy, r.driver, score.mean
-                ),
-                ("sans-serif", 20),
-            )
+            .caption(&title, ("sans-serif", title_size(&title)))
             .margin(15)
             .x_label_area_size(45)
             .y_label_area_size(60)
@@ -1159,8 +1216,15 @@ fn plot_ecdf(out: &Path, score: &Dist, r: &GameRecord, ci: (f64, f64)) -> Result
 }
 
 /// The paired deltas sorted ascending, with zero, the mean, the one-sided
-/// 95 % lower bound and the detection floor (±) marked.
-fn plot_deltas(out: &Path, delta: &Dist, lower: f64, floor: f64) -> Result<()> {
+/// 95 % lower bound and the detection floor (±) marked; `names` are the
+/// (candidate, base) cohorts.
+fn plot_deltas(
+    out: &Path,
+    names: (String, String),
+    delta: &Dist,
+    lower: f64,
+    floor: f64,
+) -> Result<()> {
     use plotters::prelude::*;
     let pts = sorted_points(delta);
     let n = delta.n as f64;
@@ -1171,14 +1235,14 @@ fn plot_deltas(out: &Path, delta: &Dist, lower: f64, floor: f64) -> Result<()> {
     {
         let root = SVGBackend::with_string(&mut svg, (900, 560)).into_drawing_area();
         root.fill(&WHITE).map_err(plot_err)?;
+        let title = format!(
+            "Score deltas {} - {} (candidate - base), {}",
+            names.0,
+            names.1,
+            super::count(delta.n, "pair")
+        );
         let mut chart = ChartBuilder::on(&root)
-            .caption(
-                format!(
-                    "Paired score deltas (candidate - base), {} pairs, sorted",
-                    delta.n
-                ),
-                ("sans-serif", 20),
-            )
+            .caption(&title, ("sans-serif", title_size(&title)))
             .margin(15)
             .x_label_area_size(45)
             .y_label_area_size(70)
@@ -1240,6 +1304,26 @@ fn plot_deltas(out: &Path, delta: &Dist, lower: f64, floor: f64) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn plots_name_their_cohorts_by_file_name() {
+        let p = |v: &[&str]| v.iter().map(PathBuf::from).collect::<Vec<_>>();
+        assert_eq!(cohort_name(&p(&["/data/run/center.jsonl"])), "center.jsonl");
+        assert_eq!(
+            cohort_name(&p(&["a/p1.jsonl", "b/p2.jsonl"])),
+            "p1.jsonl, p2.jsonl"
+        );
+        assert_eq!(
+            cohort_name(&p(&["p1", "p2", "p3", "p4", "p5"])),
+            "p1, p2 and 3 more files"
+        );
+        let long = format!("{}.jsonl", "x".repeat(60));
+        let shown = cohort_name(&[PathBuf::from(&long)]);
+        assert!(shown.chars().count() <= MAX_TITLE_NAME);
+        assert!(shown.starts_with("xxx") && shown.ends_with("x.jsonl") && shown.contains('…'));
+        assert_eq!(title_size("short"), 20);
+        assert!(title_size(&"y".repeat(150)) < 20);
+    }
 
     #[test]
     fn dist_quantiles_match_type_7() {
