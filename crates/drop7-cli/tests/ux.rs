@@ -8,10 +8,21 @@ mod common;
 
 use std::path::PathBuf;
 
-use common::{fails, ok, s};
+use common::{drop7, fails, ok, s};
 
 fn scratch(name: &str) -> PathBuf {
     common::scratch_in("ux", name)
+}
+
+const BOARD: &str = "0000000000000000000000000000000000000000008888888";
+
+/// A usage error (exit 2): its one stderr line.
+fn usage_error(args: &[&str]) -> String {
+    let o = drop7(args);
+    let err = String::from_utf8_lossy(&o.stderr).to_string();
+    assert_eq!(o.status.code(), Some(2), "drop7 {args:?}: {err}");
+    assert_eq!(err.lines().count(), 1, "drop7 {args:?}: {err}");
+    err
 }
 
 #[test]
@@ -58,6 +69,48 @@ fn compare_and_summary_refuse_cohorts_of_two_drivers() {
     assert!(!err.contains("counted twice"), "{err}");
     // One driver on both sides still compares.
     assert!(ok(&["compare", s(&st), s(&st), "--resamples", "10"]).contains("pairs      4 games"));
+}
+
+#[test]
+fn rise_and_next_errors_name_the_flags() {
+    for rise in ["9", "0"] {
+        let err = fails(
+            &["decide", "--board", BOARD, "--next", "3", "--rise", rise],
+            &["--rise", "must be 1-5", &format!("got {rise}")],
+        );
+        assert!(!err.contains("movesRemaining"), "{err}");
+    }
+    fails(
+        &["decide", "--board", BOARD, "--next", "9", "--rise", "3"],
+        &["--next must be 1-7, got 9"],
+    );
+    fails(
+        &["decide", "--board", "123", "--next", "3", "--rise", "3"],
+        &["--board: board must have 49 characters, got 3"],
+    );
+    // A negative number reaches the flag's own error, not "unexpected argument".
+    let err = usage_error(&["decide", "--board", BOARD, "--next", "3", "--rise", "-1"]);
+    assert!(err.contains("'--rise <R>'") && err.contains("-1"), "{err}");
+}
+
+#[test]
+fn usage_errors_point_to_the_help_once() {
+    for (args, help) in [
+        (
+            vec!["decide", "--board", BOARD, "--next", "1", "--rise", "x"],
+            "(see drop7 decide --help)",
+        ),
+        (vec!["play", "--games"], "(see drop7 play --help)"),
+        (vec!["play", "--bogus"], "(see drop7 play --help)"),
+        (vec!["compare", "a.jsonl"], "(see drop7 compare --help)"),
+        (vec!["bogus"], "(see drop7 --help)"),
+    ] {
+        let err = usage_error(&args);
+        assert!(err.starts_with("error: "), "{args:?}: {err}");
+        assert!(err.trim_end().ends_with(help), "{args:?}: {err}");
+        assert_eq!(err.matches("--help").count(), 1, "{args:?}: {err}");
+        assert!(!err.contains("For more information"), "{args:?}: {err}");
+    }
 }
 
 #[test]
