@@ -7,6 +7,7 @@
 mod common;
 
 use std::path::PathBuf;
+use std::process::Command;
 
 use common::{drop7, fails, ok, s};
 
@@ -111,6 +112,60 @@ fn usage_errors_point_to_the_help_once() {
         assert_eq!(err.matches("--help").count(), 1, "{args:?}: {err}");
         assert!(!err.contains("For more information"), "{args:?}: {err}");
     }
+}
+
+#[test]
+fn a_failed_write_suggests_resume_only_when_it_can() {
+    // A device: nothing to resume from, whatever reached it.
+    let err = fails(
+        &["play", "--games", "20", "--out", "/dev/full"],
+        &[
+            "writing --out /dev/full: No space left on device",
+            "(not a regular file: --resume cannot continue this run)",
+        ],
+    );
+    assert!(!err.contains("rerun with --resume"), "{err}");
+    // A regular file that no record reached (a file-size limit of 0 bytes).
+    let dir = scratch("write");
+    let out = dir.join("r.jsonl");
+    let o = Command::new("prlimit")
+        .arg("--fsize=0")
+        .arg(env!("CARGO_BIN_EXE_drop7"))
+        .args(["play", "--games", "20", "--quiet", "--out", s(&out)])
+        .env_remove("DROP7_GRAVITY")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert_eq!(std::fs::metadata(&out).unwrap().len(), 0);
+    assert!(
+        err.contains(&format!("writing --out {}", s(&out)))
+            && err.contains("File too large")
+            && err.contains("no record was written to it: nothing to resume")
+            && !err.contains("rerun with --resume"),
+        "{err}"
+    );
+    // Records written: --resume is suggested (and continues the run).
+    let o = Command::new("prlimit")
+        .arg("--fsize=2000")
+        .arg(env!("CARGO_BIN_EXE_drop7"))
+        .args(["play", "--games", "20", "--quiet", "--out", s(&out)])
+        .env_remove("DROP7_GRAVITY")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("rerun with --resume to continue"), "{err}");
+    ok(&[
+        "play",
+        "--games",
+        "20",
+        "--quiet",
+        "--out",
+        s(&out),
+        "--resume",
+    ]);
+    assert_eq!(std::fs::read_to_string(&out).unwrap().lines().count(), 20);
 }
 
 #[test]
