@@ -168,6 +168,28 @@ fn a_failed_write_suggests_resume_only_when_it_can() {
     assert_eq!(std::fs::read_to_string(&out).unwrap().lines().count(), 20);
 }
 
+/// stderr is a pipe here: no progress bar, so the warning does not promise one.
+#[test]
+fn decide_mentions_progress_only_when_it_is_shown() {
+    let o = drop7(&[
+        "decide",
+        "--depth",
+        "8",
+        "--strata",
+        "32",
+        "--board",
+        "1111111111111111111111111111111111111111111111111",
+        "--next",
+        "2",
+        "--rise",
+        "2",
+    ]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    assert!(err.contains("may take up to"), "{err}");
+    assert!(!err.contains("progress"), "{err}");
+}
+
 #[test]
 fn counts_of_one_are_singular() {
     let dir = scratch("one");

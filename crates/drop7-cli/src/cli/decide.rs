@@ -4,7 +4,7 @@
 //! malformed line gets `{"line": k, "error": "…"}` and the exit code is 1 if any
 //! line failed (spec: search.md, search-golden-format.md).
 
-use std::io::{self, BufWriter, Write};
+use std::io::{self, BufWriter, IsTerminal, Write};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
@@ -125,9 +125,8 @@ pub fn run(args: &DecideArgs) -> Result<bool> {
     let big = bound >= BIG_WORK;
     if big {
         eprintln!(
-            "warning: --depth {} --strata {} may take up to {bound} work units per position \
-             (the smaller of W(D,S) and --max-work); progress on stderr",
-            args.depth, args.strata
+            "{}",
+            big_work_warning(args, bound, io::stderr().is_terminal())
         );
     }
     match args.search.as_str() {
@@ -168,6 +167,22 @@ pub fn run(args: &DecideArgs) -> Result<bool> {
         }
         other => bail!("unknown --search {other:?} (expected fast or reference)"),
     }
+}
+
+/// The warning before a search of `bound` worst-case work units; it mentions
+/// the progress bar only when one is drawn (`shown`: stderr is a terminal,
+/// [`with_progress`]) and only for the fast search, the one that reports it.
+fn big_work_warning(args: &DecideArgs, bound: u64, shown: bool) -> String {
+    let progress = if shown && args.search == "fast" {
+        "; progress on stderr"
+    } else {
+        ""
+    };
+    format!(
+        "warning: --depth {} --strata {} may take up to {bound} work units per position \
+         (the smaller of W(D,S) and --max-work){progress}",
+        args.depth, args.strata
+    )
 }
 
 /// The root of `--board B --next N --rise R`; an error names the flag at
@@ -262,7 +277,6 @@ fn answer<D: Decide>(d: &mut D, single: Option<Position>, report: Report) -> Res
 /// On a terminal, says what the command reads (a new user typing `drop7
 /// decide` would otherwise see nothing happen).
 fn stdin_hint(command: &str) {
-    use std::io::IsTerminal;
     if io::stdin().is_terminal() {
         eprintln!(
             "drop7 {command}: reading positions from stdin, one JSON object per line: \
@@ -359,6 +373,33 @@ pub fn run_leaf(_args: &LeafArgs) -> Result<bool> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use clap::Parser;
+
+    fn decide_args(words: &[&str]) -> DecideArgs {
+        #[derive(Parser)]
+        struct Wrap {
+            #[command(flatten)]
+            args: DecideArgs,
+        }
+        Wrap::try_parse_from(std::iter::once("decide").chain(words.iter().copied()))
+            .unwrap()
+            .args
+    }
+
+    /// "progress on stderr" only when the bar is drawn.
+    #[test]
+    fn the_big_work_warning_mentions_progress_only_when_shown() {
+        let fast = decide_args(&["--depth", "8", "--strata", "32"]);
+        let shown = big_work_warning(&fast, BIG_WORK, true);
+        assert!(shown.ends_with("(the smaller of W(D,S) and --max-work); progress on stderr"));
+        let hidden = big_work_warning(&fast, BIG_WORK, false);
+        assert!(
+            hidden.ends_with("(the smaller of W(D,S) and --max-work)"),
+            "{hidden}"
+        );
+        let reference = decide_args(&["--depth", "8", "--strata", "32", "--search", "reference"]);
+        assert!(!big_work_warning(&reference, BIG_WORK, true).contains("progress"));
+    }
 
     /// Errors of `--board/--next/--rise` name the flag, not a JSON key.
     #[test]
