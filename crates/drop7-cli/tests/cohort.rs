@@ -90,7 +90,7 @@ fn records_are_self_describing() {
         "{\"seed\":\"0x00000001\",\"policy\":\"center\",\"driver\":\"headless\",\"score\":7,\"moves\":3,\"levels\":1,\"clears\":0,\"reveals\":0,\"chainMaxDepth\":1,\"terminalReason\":\"blocked-rise\",\"censored\":false}\n",
     )
     .unwrap();
-    assert!(ok(&["summary", s(&old)]).contains("1 games"));
+    assert!(ok(&["summary", s(&old)]).contains("cohort     1 game,"));
 }
 
 /// The trajectory hash is SHA-256 over (column digit + 49-char board) per

@@ -767,8 +767,8 @@ fn leaf_suite(plan: &Plan, states: &[LeafState]) -> Result<LeafReport> {
     let fast_passes = passes_for(time_fast_leaf(&positions, 1));
     let plain_passes = passes_for(time_plain_leaf(&plain, 1));
     outln!(
-        "leaf suite: {} states ({} timed, {} checked against golden bits), median of {}",
-        states.len(),
+        "leaf suite: {} ({} timed, {} checked against golden bits), median of {}",
+        super::count(states.len(), "state"),
         n,
         golden_checked,
         plan.repeats
@@ -1191,12 +1191,12 @@ fn ratio(arm: &SearchArmPlan, baseline: &SearchArmPlan) -> SearchRatio {
 
 fn print_section(s: &SearchSection) {
     outln!(
-        "{}: depth {}, strata {}, max work {} (W+1), {} roots, values checked against {}",
+        "{}: depth {}, strata {}, max work {} (W+1), {}, values checked against {}",
         s.config,
         s.depth,
         s.strata,
         s.max_work,
-        s.roots,
+        super::count(s.roots, "root"),
         s.baseline
     );
     outln!(
@@ -1231,18 +1231,18 @@ fn print_section(s: &SearchSection) {
     for r in &s.ratios {
         if r.under_load {
             outln!(
-                "{} vs {} on {} roots: {}",
+                "{} vs {} on {}: {}",
                 r.arm,
                 r.baseline,
-                r.roots,
+                super::count(r.roots, "root"),
                 load_flag(r.worst.0, r.worst.1)
             );
         } else {
             outln!(
-                "{} vs {} on {} roots: {:.1} vs {:.1} ms per decision, {}",
+                "{} vs {} on {}: {:.1} vs {:.1} ms per decision, {}",
                 r.arm,
                 r.baseline,
-                r.roots,
+                super::count(r.roots, "root"),
                 r.arm_ms_per_decision,
                 r.baseline_ms_per_decision,
                 speed_words(r.speedup)
@@ -1706,8 +1706,9 @@ fn engine_suite(plan: &Plan, seed_start: u32) -> Result<EngineReport> {
             games_per_second: games as f64 / seconds,
         };
         outln!(
-            "threads {t} (packed, {}): {moves} moves in {seconds:.3} s, {moves_per_second:.0} moves/s, {:.0} games/s",
+            "threads {t} (packed, {}): {} in {seconds:.3} s, {moves_per_second:.0} moves/s, {:.0} games/s",
             run.gravity,
+            super::count(moves, "move"),
             run.games_per_second
         );
         threads.push(run);
@@ -1785,8 +1786,8 @@ fn cohort_suite(plan: &Plan) -> Result<CohortReport> {
     let config = spec.config(None);
     let games = plan.cohort_games;
     outln!(
-        "cohort suite: {} games of {spec} (table {table}), headless, seeds {}.., cap {MAX_MOVES}, gravity {}",
-        games,
+        "cohort suite: {} of {spec} (table {table}), headless, seeds {}.., cap {MAX_MOVES}, gravity {}",
+        super::count(games, "game"),
         seed_hex(COHORT_SEED),
         plan.gravity.name()
     );
@@ -1842,9 +1843,9 @@ fn cohort_suite(plan: &Plan) -> Result<CohortReport> {
             decisions_per_second: summary.stats.moves as f64 / seconds,
         };
         outln!(
-            "threads {threads}: {} games, {} moves, mean score {:.1}, {seconds:.1} s, {:.1} games/hour, {:.2} decisions/s (1-minute load before: {})",
-            games,
-            run.moves,
+            "threads {threads}: {}, {}, mean score {:.1}, {seconds:.1} s, {:.1} games/hour, {:.2} decisions/s (1-minute load before: {})",
+            super::count(games, "game"),
+            super::count(run.moves, "move"),
             run.mean_score,
             run.games_per_hour,
             run.decisions_per_second,

@@ -270,8 +270,8 @@ pub fn run_merge(args: &MergeArgs) -> Result<()> {
             let want = seed_hex(start.wrapping_add((range.start + count) as u32));
             if count >= range.end - range.start {
                 bail!(
-                    "{at}: shard {i}/{n} has more records than its {} games",
-                    range.end - range.start
+                    "{at}: shard {i}/{n} has more records than its {}",
+                    super::count(range.end - range.start, "game")
                 );
             }
             if rec.seed != want {
@@ -339,10 +339,10 @@ pub fn run_merge(args: &MergeArgs) -> Result<()> {
             let first = start.wrapping_add((range.start + have) as u32);
             let last = start.wrapping_add((range.end - 1) as u32);
             missing.push(format!(
-                "shard {i}/{n}: seeds {}..{} ({} games)",
+                "shard {i}/{n}: seeds {}..{} ({})",
                 seed_hex(first),
                 seed_hex(last),
-                want - have
+                super::count(want - have, "game")
             ));
         }
     }
@@ -368,8 +368,9 @@ pub fn run_merge(args: &MergeArgs) -> Result<()> {
         Ok(())
     })?;
     println!(
-        "merged     {games} games from {} shard files into {}",
-        args.shards.len(),
+        "merged     {} from {} into {}",
+        super::count(games, "game"),
+        super::count(args.shards.len(), "shard file"),
         args.out.display()
     );
     Ok(())
@@ -651,22 +652,34 @@ pub fn run_summary(args: &SummaryArgs) -> Result<()> {
         }
         for_each_record(path, |line, rec| {
             let seed = record_seed(&rec).map_err(|e| anyhow!("{shown} line {line}: {e}"))?;
-            if !seen.insert(seed) {
-                let (file, first) = first_with_seed(&args.files[..=k], seed);
-                bail!(
-                    "{shown} line {line}: seed {} already at {file} line {first}: a game counted twice (a file given twice or a repeated record)",
-                    rec.seed
-                );
-            }
+            // Another run's record first: with its own seeds it would also
+            // look like a game counted twice, which is not the reason.
             match &reference {
                 None => reference = Some((rec.clone(), format!("{shown} line {line}"))),
                 Some((r, where_)) => {
+                    if r.driver != rec.driver {
+                        bail!(
+                            "{shown} line {line} was played with driver {} but {where_} with \
+                             driver {}: two drivers play different games from the same seeds, \
+                             so these files are not one cohort; summarise each driver's files \
+                             on their own",
+                            rec.driver,
+                            r.driver
+                        );
+                    }
                     if let Some((field, found, want)) = identity_difference(r, &rec) {
                         bail!(
                             "{shown} line {line} belongs to another run: {field} is {found} there but {want} in {where_}"
                         );
                     }
                 }
+            }
+            if !seen.insert(seed) {
+                let (file, first) = first_with_seed(&args.files[..=k], seed);
+                bail!(
+                    "{shown} line {line}: seed {} already at {file} line {first}: a game counted twice (a file given twice or a repeated record)",
+                    rec.seed
+                );
             }
             games += 1;
             censored += u64::from(rec.censored);
@@ -704,7 +717,13 @@ pub fn run_summary(args: &SummaryArgs) -> Result<()> {
     let boot = score.bootstrap_means(args.resamples, args.bootstrap_seed);
     let (lo, hi) = (sorted_quantile(&boot, 0.025), sorted_quantile(&boot, 0.975));
     if let Some(plot) = &args.plot {
-        plot_ecdf(plot, &score, &reference, (lo, hi))?;
+        plot_ecdf(
+            plot,
+            &cohort_name(&args.files),
+            &score,
+            &reference,
+            (lo, hi),
+        )?;
     }
     if args.json {
         let v = json!({
@@ -746,7 +765,8 @@ pub fn run_summary(args: &SummaryArgs) -> Result<()> {
     let mut o = Vec::new();
     writeln!(
         o,
-        "cohort     {games} games, policy {}, driver {}, move cap {}",
+        "cohort     {}, policy {}, driver {}, move cap {}",
+        super::count(games, "game"),
         reference.policy,
         reference.driver,
         match (reference.max_moves, &reference.round) {
@@ -764,11 +784,11 @@ pub fn run_summary(args: &SummaryArgs) -> Result<()> {
     )?;
     writeln!(
         o,
-        "score      mean {:.1} (95% CI {:.1}..{:.1}, bootstrap {} resamples), median {:.1}, sd {:.1}",
+        "score      mean {:.1} (95% CI {:.1}..{:.1}, bootstrap {}), median {:.1}, sd {:.1}",
         score.mean,
         lo,
         hi,
-        args.resamples,
+        super::count(args.resamples, "resample"),
         score.quantile(0.5),
         score.sd()
     )?;
@@ -859,24 +879,31 @@ pub fn run_compare(args: &CompareArgs) -> Result<()> {
         score: u64,
         // (index into `rulesets`, move cap): a few bytes per game.
         rules: (u32, Option<u32>),
+        // Index into `drivers`.
+        driver: u32,
         line: u64,
         paired: bool,
     }
+    /// The index of `v` in `list`, added if new (a file has one or two).
+    fn intern<T: PartialEq + Clone>(list: &mut Vec<T>, v: &T) -> u32 {
+        match list.iter().position(|x| x == v) {
+            Some(i) => i as u32,
+            None => {
+                list.push(v.clone());
+                (list.len() - 1) as u32
+            }
+        }
+    }
     let mut base: HashMap<u32, Base> = HashMap::new();
     let mut rulesets: Vec<Option<String>> = Vec::new();
+    let mut drivers: Vec<String> = Vec::new();
     let bshown = args.base.display().to_string();
     for_each_record(&args.base, |line, rec| {
         let seed = record_seed(&rec).map_err(|e| anyhow!("{bshown} line {line}: {e}"))?;
-        let ruleset = match rulesets.iter().position(|r| *r == rec.ruleset) {
-            Some(i) => i,
-            None => {
-                rulesets.push(rec.ruleset.clone());
-                rulesets.len() - 1
-            }
-        } as u32;
         let b = Base {
             score: rec.score,
-            rules: (ruleset, rec.max_moves),
+            rules: (intern(&mut rulesets, &rec.ruleset), rec.max_moves),
+            driver: intern(&mut drivers, &rec.driver),
             line,
             paired: false,
         };
@@ -900,6 +927,19 @@ pub fn run_compare(args: &CompareArgs) -> Result<()> {
         };
         if b.paired {
             bail!("{cshown} line {line}: seed {} appears twice", rec.seed);
+        }
+        let base_driver = &drivers[b.driver as usize];
+        if *base_driver != rec.driver {
+            // The driver makes the game: one seed is two different games.
+            bail!(
+                "{bshown} was played with driver {base_driver} but {cshown} with driver {} \
+                 (seed {}: {bshown} line {}, {cshown} line {line}): the same seed is a different \
+                 game under each driver, so seed-by-seed deltas mean nothing; compare cohorts \
+                 played with one driver",
+                rec.driver,
+                rec.seed,
+                b.line
+            );
         }
         let show = |o: &Option<String>| o.clone().unwrap_or_else(|| "(absent)".into());
         let base_ruleset = &rulesets[b.rules.0 as usize];
@@ -948,7 +988,11 @@ pub fn run_compare(args: &CompareArgs) -> Result<()> {
     };
     let median = delta.quantile(0.5);
     if let Some(plot) = &args.plot {
-        plot_deltas(plot, &delta, lower, floor)?;
+        let names = (
+            cohort_name(std::slice::from_ref(&args.candidate)),
+            cohort_name(std::slice::from_ref(&args.base)),
+        );
+        plot_deltas(plot, names, &delta, lower, floor)?;
     }
     if args.json {
         let v = json!({
@@ -977,7 +1021,8 @@ pub fn run_compare(args: &CompareArgs) -> Result<()> {
     let mut o = Vec::new();
     writeln!(
         o,
-        "pairs      {pairs} games paired by seed ({unpaired_base} only in {bshown}, {unpaired_candidate} only in {cshown})"
+        "pairs      {} paired by seed ({unpaired_base} only in {bshown}, {unpaired_candidate} only in {cshown})",
+        super::count(pairs, "game")
     )?;
     writeln!(
         o,
@@ -987,12 +1032,15 @@ pub fn run_compare(args: &CompareArgs) -> Result<()> {
     )?;
     writeln!(
         o,
-        "record     {wins} wins, {ties} ties, {losses} losses (win = candidate scored more)"
+        "record     {}, {}, {} (win = candidate scored more)",
+        super::count(wins, "win"),
+        super::count(ties, "tie"),
+        super::count(losses, "loss")
     )?;
     writeln!(
         o,
-        "bound      mean delta ≥ {lower:.2} with 95% confidence (one-sided bootstrap, {} resamples)",
-        args.resamples
+        "bound      mean delta ≥ {lower:.2} with 95% confidence (one-sided bootstrap, {})",
+        super::count(args.resamples, "resample")
     )?;
     writeln!(
         o,
@@ -1046,8 +1094,54 @@ fn write_svg(out: &Path, svg: String) -> Result<()> {
     })
 }
 
-/// The score distribution as an empirical CDF, with the mean's 95 % CI.
-fn plot_ecdf(out: &Path, score: &Dist, r: &GameRecord, ci: (f64, f64)) -> Result<()> {
+/// Longest file name a plot title shows whole (a longer one keeps its start
+/// and end around `…`).
+const MAX_TITLE_NAME: usize = 40;
+
+/// How a plot names a cohort: its files' names without their directories
+/// (`center.jsonl`; `part1.jsonl, part2.jsonl`; more than three: the first
+/// two and how many more).
+fn cohort_name(files: &[PathBuf]) -> String {
+    let short = |p: &PathBuf| {
+        let name = p.file_name().map_or_else(
+            || p.display().to_string(),
+            |n| n.to_string_lossy().into_owned(),
+        );
+        let chars: Vec<char> = name.chars().collect();
+        if chars.len() <= MAX_TITLE_NAME {
+            return name;
+        }
+        let half = (MAX_TITLE_NAME - 1) / 2;
+        let head: String = chars[..half].iter().collect();
+        let tail: String = chars[chars.len() - half..].iter().collect();
+        format!("{head}…{tail}")
+    };
+    match files {
+        [] => String::new(),
+        [a] => short(a),
+        [a, b] => format!("{}, {}", short(a), short(b)),
+        [a, b, c] => format!("{}, {}, {}", short(a), short(b), short(c)),
+        [a, b, rest @ ..] => format!(
+            "{}, {} and {} more {}",
+            short(a),
+            short(b),
+            rest.len(),
+            super::noun(rest.len(), "file")
+        ),
+    }
+}
+
+/// The font size of a plot title: 20 px, smaller for a long title (long
+/// file names) so it stays inside the 900 px picture.
+fn title_size(title: &str) -> u32 {
+    // About 0.55 em per character in a sans-serif font, 860 px available.
+    let chars = title.chars().count().max(1) as f64;
+    (860.0 / (0.55 * chars)).clamp(10.0, 20.0) as u32
+}
+
+/// The score distribution of the cohort `name` as an empirical CDF, with
+/// the mean's 95 % CI.
+fn plot_ecdf(out: &Path, name: &str, score: &Dist, r: &GameRecord, ci: (f64, f64)) -> Result<()> {
     use plotters::prelude::*;
     let pts: Vec<(f64, f64)> = sorted_points(score)
         .into_iter()
@@ -1059,14 +1153,15 @@ fn plot_ecdf(out: &Path, score: &Dist, r: &GameRecord, ci: (f64, f64)) -> Result
     {
         let root = SVGBackend::with_string(&mut svg, (900, 560)).into_drawing_area();
         root.fill(&WHITE).map_err(plot_err)?;
+        let title = format!(
+            "{name}: scores of {}, {} ({}), mean {:.0}",
+            super::count(score.n, "game"),
+            r.policy,
+            r.driver,
+            score.mean
+        );
         let mut chart = ChartBuilder::on(&root)
-            .caption(
-                format!(
-                    "Score distribution: {} games, {} ({}), mean {:.0}",
-                    score.n, r.policy, r.driver, score.mean
-                ),
-                ("sans-serif", 20),
-            )
+            .caption(&title, ("sans-serif", title_size(&title)))
             .margin(15)
             .x_label_area_size(45)
             .y_label_area_size(60)
@@ -1121,8 +1216,15 @@ fn plot_ecdf(out: &Path, score: &Dist, r: &GameRecord, ci: (f64, f64)) -> Result
 }
 
 /// The paired deltas sorted ascending, with zero, the mean, the one-sided
-/// 95 % lower bound and the detection floor (±) marked.
-fn plot_deltas(out: &Path, delta: &Dist, lower: f64, floor: f64) -> Result<()> {
+/// 95 % lower bound and the detection floor (±) marked; `names` are the
+/// (candidate, base) cohorts.
+fn plot_deltas(
+    out: &Path,
+    names: (String, String),
+    delta: &Dist,
+    lower: f64,
+    floor: f64,
+) -> Result<()> {
     use plotters::prelude::*;
     let pts = sorted_points(delta);
     let n = delta.n as f64;
@@ -1133,14 +1235,14 @@ fn plot_deltas(out: &Path, delta: &Dist, lower: f64, floor: f64) -> Result<()> {
     {
         let root = SVGBackend::with_string(&mut svg, (900, 560)).into_drawing_area();
         root.fill(&WHITE).map_err(plot_err)?;
+        let title = format!(
+            "Score deltas {} - {} (candidate - base), {}",
+            names.0,
+            names.1,
+            super::count(delta.n, "pair")
+        );
         let mut chart = ChartBuilder::on(&root)
-            .caption(
-                format!(
-                    "Paired score deltas (candidate - base), {} pairs, sorted",
-                    delta.n
-                ),
-                ("sans-serif", 20),
-            )
+            .caption(&title, ("sans-serif", title_size(&title)))
             .margin(15)
             .x_label_area_size(45)
             .y_label_area_size(70)
@@ -1202,6 +1304,26 @@ fn plot_deltas(out: &Path, delta: &Dist, lower: f64, floor: f64) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn plots_name_their_cohorts_by_file_name() {
+        let p = |v: &[&str]| v.iter().map(PathBuf::from).collect::<Vec<_>>();
+        assert_eq!(cohort_name(&p(&["/data/run/center.jsonl"])), "center.jsonl");
+        assert_eq!(
+            cohort_name(&p(&["a/p1.jsonl", "b/p2.jsonl"])),
+            "p1.jsonl, p2.jsonl"
+        );
+        assert_eq!(
+            cohort_name(&p(&["p1", "p2", "p3", "p4", "p5"])),
+            "p1, p2 and 3 more files"
+        );
+        let long = format!("{}.jsonl", "x".repeat(60));
+        let shown = cohort_name(&[PathBuf::from(&long)]);
+        assert!(shown.chars().count() <= MAX_TITLE_NAME);
+        assert!(shown.starts_with("xxx") && shown.ends_with("x.jsonl") && shown.contains('…'));
+        assert_eq!(title_size("short"), 20);
+        assert!(title_size(&"y".repeat(150)) < 20);
+    }
 
     #[test]
     fn dist_quantiles_match_type_7() {

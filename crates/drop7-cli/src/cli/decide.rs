@@ -4,7 +4,7 @@
 //! malformed line gets `{"line": k, "error": "…"}` and the exit code is 1 if any
 //! line failed (spec: search.md, search-golden-format.md).
 
-use std::io::{self, BufWriter, Write};
+use std::io::{self, BufWriter, IsTerminal, Write};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result, bail};
 use clap::Args;
 use drop7::formats::{
-    DecideRecord, LeafRecord, LineError, f64_hex, parse_root_line, position_from_parts,
+    DecideRecord, LeafRecord, LineError, RootError, f64_hex, parse_root_line, position_from_parts,
 };
 use drop7::gravity::GravityChoice;
 use drop7::input::{LineProblem, LineReader, MAX_LINE_BYTES};
@@ -55,10 +55,20 @@ pub struct DecideArgs {
     #[arg(long, value_name = "BOARD", requires_all = ["next", "rise"])]
     pub board: Option<String>,
     /// …its next disc (1-7)…
-    #[arg(long, value_name = "N", requires = "board")]
+    #[arg(
+        long,
+        value_name = "N",
+        requires = "board",
+        allow_negative_numbers = true
+    )]
     pub next: Option<u64>,
     /// …and the moves remaining before the rise (1-5).
-    #[arg(long, value_name = "R", requires = "board")]
+    #[arg(
+        long,
+        value_name = "R",
+        requires = "board",
+        allow_negative_numbers = true
+    )]
     pub rise: Option<u64>,
     /// Search implementation: fast, or the plain reference oracle (slow; its
     /// table is the strict LRU, so --table must be none or lru:C).
@@ -104,19 +114,19 @@ pub fn run(args: &DecideArgs) -> Result<bool> {
     }
     .config(args.max_work);
     let single = match &args.board {
-        Some(b) => Some(
-            position_from_parts(b, args.next.unwrap_or(0), args.rise.unwrap_or(0), false)
-                .context("--board/--next/--rise")?,
-        ),
+        Some(b) => Some(root_from_flags(
+            b,
+            args.next.unwrap_or(0),
+            args.rise.unwrap_or(0),
+        )?),
         None => None,
     };
     let bound = worst_case_work(config.depth, config.strata).min(config.max_work);
     let big = bound >= BIG_WORK;
     if big {
         eprintln!(
-            "warning: --depth {} --strata {} may take up to {bound} work units per position \
-             (the smaller of W(D,S) and --max-work); progress on stderr",
-            args.depth, args.strata
+            "{}",
+            big_work_warning(args, bound, io::stderr().is_terminal())
         );
     }
     match args.search.as_str() {
@@ -157,6 +167,35 @@ pub fn run(args: &DecideArgs) -> Result<bool> {
         }
         other => bail!("unknown --search {other:?} (expected fast or reference)"),
     }
+}
+
+/// The warning before a search of `bound` worst-case work units; it mentions
+/// the progress bar only when one is drawn (`shown`: stderr is a terminal,
+/// [`with_progress`]) and only for the fast search, the one that reports it.
+fn big_work_warning(args: &DecideArgs, bound: u64, shown: bool) -> String {
+    let progress = if shown && args.search == "fast" {
+        "; progress on stderr"
+    } else {
+        ""
+    };
+    format!(
+        "warning: --depth {} --strata {} may take up to {bound} work units per position \
+         (the smaller of W(D,S) and --max-work){progress}",
+        args.depth, args.strata
+    )
+}
+
+/// The root of `--board B --next N --rise R`; an error names the flag at
+/// fault (not the JSON key of a stdin line, such as `movesRemaining`).
+fn root_from_flags(board: &str, next: u64, rise: u64) -> Result<Position> {
+    position_from_parts(board, next, rise, false).map_err(|e| match e {
+        RootError::Board(b) => anyhow::anyhow!("--board: {b}"),
+        RootError::Next(n) => anyhow::anyhow!("--next must be 1-7, got {n}"),
+        RootError::MovesRemaining(r) => {
+            anyhow::anyhow!("--rise (the moves remaining before the rise) must be 1-5, got {r}")
+        }
+        other => anyhow::anyhow!("--board/--next/--rise: {other}"),
+    })
 }
 
 /// How `decide` reports: the work budget (for the no-iteration warning) and,
@@ -238,7 +277,6 @@ fn answer<D: Decide>(d: &mut D, single: Option<Position>, report: Report) -> Res
 /// On a terminal, says what the command reads (a new user typing `drop7
 /// decide` would otherwise see nothing happen).
 fn stdin_hint(command: &str) {
-    use std::io::IsTerminal;
     if io::stdin().is_terminal() {
         eprintln!(
             "drop7 {command}: reading positions from stdin, one JSON object per line: \
@@ -330,4 +368,57 @@ pub fn run_leaf(_args: &LeafArgs) -> Result<bool> {
         })
         .map_err(|e| e.to_string())
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    fn decide_args(words: &[&str]) -> DecideArgs {
+        #[derive(Parser)]
+        struct Wrap {
+            #[command(flatten)]
+            args: DecideArgs,
+        }
+        Wrap::try_parse_from(std::iter::once("decide").chain(words.iter().copied()))
+            .unwrap()
+            .args
+    }
+
+    /// "progress on stderr" only when the bar is drawn.
+    #[test]
+    fn the_big_work_warning_mentions_progress_only_when_shown() {
+        let fast = decide_args(&["--depth", "8", "--strata", "32"]);
+        let shown = big_work_warning(&fast, BIG_WORK, true);
+        assert!(shown.ends_with("(the smaller of W(D,S) and --max-work); progress on stderr"));
+        let hidden = big_work_warning(&fast, BIG_WORK, false);
+        assert!(
+            hidden.ends_with("(the smaller of W(D,S) and --max-work)"),
+            "{hidden}"
+        );
+        let reference = decide_args(&["--depth", "8", "--strata", "32", "--search", "reference"]);
+        assert!(!big_work_warning(&reference, BIG_WORK, true).contains("progress"));
+    }
+
+    /// Errors of `--board/--next/--rise` name the flag, not a JSON key.
+    #[test]
+    fn root_flag_errors_name_the_flag() {
+        const B: &str = "0000000000000000000000000000000000000000008888888";
+        let e = |b: &str, n, r| root_from_flags(b, n, r).unwrap_err().to_string();
+        assert_eq!(
+            e(B, 3, 9),
+            "--rise (the moves remaining before the rise) must be 1-5, got 9"
+        );
+        assert_eq!(
+            e(B, 3, 0),
+            "--rise (the moves remaining before the rise) must be 1-5, got 0"
+        );
+        assert_eq!(e(B, 0, 5), "--next must be 1-7, got 0");
+        assert_eq!(
+            e("123", 3, 5),
+            "--board: board must have 49 characters, got 3"
+        );
+        assert!(root_from_flags(B, 3, 5).is_ok());
+    }
 }

@@ -113,16 +113,57 @@ fn usage_error(e: clap::Error) -> ExitCode {
         }
         _ => {
             let text = e.render().to_string();
-            let message: Vec<&str> = text
-                .lines()
-                .take_while(|l| !l.starts_with("Usage:"))
-                .map(str::trim)
-                .filter(|l| !l.is_empty())
-                .collect();
-            eprintln!("{} (see drop7 --help)", message.join(" "));
+            eprintln!("{}", usage_line(&text, &help_command()));
             ExitCode::from(2)
         }
     }
+}
+
+/// One line from clap's rendered usage error: its message and tips (not the
+/// usage, nor clap's own `For more information, try '--help'.`), then one
+/// pointer to the help of the command given (`drop7 play --help`).
+fn usage_line(rendered: &str, command: &str) -> String {
+    let message: Vec<&str> = rendered
+        .lines()
+        .take_while(|l| !l.starts_with("Usage:"))
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with("For more information"))
+        .collect();
+    format!("{} (see {command} --help)", message.join(" "))
+}
+
+/// `drop7 SUBCOMMAND` when the command line names one, else `drop7`.
+fn help_command() -> String {
+    use clap::CommandFactory;
+    let cli = Cli::command();
+    // The top level takes no option with a value: the first word that is not
+    // a flag is the subcommand.
+    std::env::args_os()
+        .skip(1)
+        .find(|a| !a.to_string_lossy().starts_with('-'))
+        .and_then(|a| a.to_str().map(str::to_string))
+        .filter(|a| cli.find_subcommand(a).is_some())
+        .map_or_else(|| "drop7".to_string(), |s| format!("drop7 {s}"))
+}
+
+/// `noun` as the count `n` takes it: the singular for 1, else the plural
+/// (`s` added, `es` after an `s`: "loss", "losses").
+pub(crate) fn noun<N: PartialEq + From<u8>>(n: N, noun: &str) -> String {
+    if n == N::from(1) {
+        noun.to_string()
+    } else if noun.ends_with('s') {
+        format!("{noun}es")
+    } else {
+        format!("{noun}s")
+    }
+}
+
+/// `n` and its noun: `count(1, "game")` is "1 game", `count(3, "game")` "3 games".
+pub(crate) fn count<N: std::fmt::Display + Copy + PartialEq + From<u8>>(
+    n: N,
+    singular: &str,
+) -> String {
+    format!("{n} {}", noun(n, singular))
 }
 
 /// A closed stdout (e.g. `drop7 trace | head`) ends the run quietly.
@@ -131,4 +172,37 @@ fn is_broken_pipe(e: &anyhow::Error) -> bool {
         c.downcast_ref::<io::Error>()
             .is_some_and(|io| io.kind() == io::ErrorKind::BrokenPipe)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_of_one_are_singular() {
+        assert_eq!(count(1, "game"), "1 game");
+        assert_eq!(count(0usize, "game"), "0 games");
+        assert_eq!(count(2, "shard file"), "2 shard files");
+        assert_eq!(count(1, "loss"), "1 loss");
+        assert_eq!(count(7, "loss"), "7 losses");
+        assert_eq!(noun(1, "byte"), "byte");
+    }
+
+    /// clap's own hint is dropped: the line points to the help once.
+    #[test]
+    fn a_usage_error_points_to_the_help_once() {
+        let rendered = "error: invalid value 'x' for '--rise <R>': invalid digit found in string\n\n\
+                        For more information, try '--help'.\n";
+        assert_eq!(
+            usage_line(rendered, "drop7 decide"),
+            "error: invalid value 'x' for '--rise <R>': invalid digit found in string (see drop7 decide --help)"
+        );
+        let rendered = "error: unexpected argument '--bogus' found\n\n  \
+                        tip: to pass '--bogus' as a value, use '-- --bogus'\n\n\
+                        Usage: drop7 play [OPTIONS]\n\nFor more information, try '--help'.\n";
+        assert_eq!(
+            usage_line(rendered, "drop7 play"),
+            "error: unexpected argument '--bogus' found tip: to pass '--bogus' as a value, use '-- --bogus' (see drop7 play --help)"
+        );
+    }
 }

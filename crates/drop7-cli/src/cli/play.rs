@@ -270,13 +270,17 @@ pub fn run(args: &PlayArgs) -> Result<()> {
     let trace_shown = args.trace.as_ref().map(|p| p.display().to_string());
     let io_context = |e: io::Error| -> anyhow::Error {
         // Flattened to text: a closed pipe here is a failed write, not a quiet end.
-        let kept = "the complete records written so far are kept; rerun with --resume to continue";
-        match (failed_file.get(), &out_shown, &trace_shown) {
-            (Some(Failed::Trace), _, Some(t)) => {
-                anyhow!("writing --trace {t}: {e} ({kept})")
+        let failed = failed_file.get();
+        let note = args.out.as_deref().map(|out| {
+            let trace = args.trace.as_deref();
+            after_failed_write(out, trace, matches!(failed, Some(Failed::Trace)))
+        });
+        match (failed, &out_shown, &trace_shown, note) {
+            (Some(Failed::Trace), _, Some(t), Some(note)) => {
+                anyhow!("writing --trace {t}: {e} ({note})")
             }
-            (_, Some(p), _) => anyhow!("writing --out {p}: {e} ({kept})"),
-            (_, None, Some(t)) => anyhow!("writing --trace {t}: {e}"),
+            (_, Some(p), _, Some(note)) => anyhow!("writing --out {p}: {e} ({note})"),
+            (_, None, Some(t), _) => anyhow!("writing --trace {t}: {e}"),
             _ => anyhow!("playing: {e}"),
         }
     };
@@ -342,13 +346,13 @@ pub fn run(args: &PlayArgs) -> Result<()> {
         let signal = signals.which();
         let done = kept.stats.games + summary.stats.games;
         eprintln!(
-            "interrupted by {}: {done} of {} games done{}",
+            "interrupted by {}: {done} of {} done{}",
             if signal == SIGTERM {
                 "SIGTERM"
             } else {
                 "SIGINT"
             },
-            range.games,
+            super::count(range.games, "game"),
             match &out_shown {
                 Some(p) => format!(", records in {p}"),
                 None => String::new(),
@@ -357,8 +361,14 @@ pub fn run(args: &PlayArgs) -> Result<()> {
         if let Some(t) = &trace_shown {
             eprintln!("trace of the games done in {t}");
         }
-        if args.out.is_some() {
-            eprintln!("resume with: {}", resume_command());
+        if let Some(out) = &args.out {
+            match not_resumable(out, args.trace.as_deref()) {
+                None => eprintln!("resume with: {}", resume_command()),
+                Some((flag, path)) => eprintln!(
+                    "{flag} {} is not a regular file: --resume cannot continue this run",
+                    path.display()
+                ),
+            }
         }
         std::process::exit(if signal == SIGTERM { 143 } else { 130 });
     }
@@ -367,6 +377,48 @@ pub fn run(args: &PlayArgs) -> Result<()> {
         super::d7p::check_gave_up(cmd)?;
     }
     Ok(())
+}
+
+/// The file of a run writing `--out out` (and `--trace trace`) that keeps
+/// `--resume` from continuing it: the first that is not a regular file, as
+/// `(flag, path)`. `None` when it can.
+fn not_resumable<'p>(out: &'p Path, trace: Option<&'p Path>) -> Option<(&'static str, &'p Path)> {
+    let regular = |p: &Path| std::fs::metadata(p).is_ok_and(|m| m.is_file());
+    if !regular(out) {
+        return Some(("--out", out));
+    }
+    trace.filter(|t| !regular(t)).map(|t| ("--trace", t))
+}
+
+/// What a failed write of a run with `--out out` leaves (the note after the
+/// error, which names the file that failed): `--resume` is suggested only
+/// when it can continue the run (the files are regular) and records reached
+/// `out` (else a rerun starts over). `trace_failed`: the write that failed was
+/// the trace's, so `out` is named.
+fn after_failed_write(out: &Path, trace: Option<&Path>, trace_failed: bool) -> String {
+    let shown = out.display();
+    if let Some((flag, path)) = not_resumable(out, trace) {
+        let failed = if trace_failed { trace } else { Some(out) };
+        return if failed == Some(path) {
+            "not a regular file: --resume cannot continue this run".into()
+        } else {
+            format!(
+                "{flag} {} is not a regular file: --resume cannot continue this run",
+                path.display()
+            )
+        };
+    }
+    let written = std::fs::metadata(out).is_ok_and(|m| m.len() > 0);
+    match (written, trace_failed) {
+        (true, false) => {
+            "the complete records written so far are kept; rerun with --resume to continue".into()
+        }
+        (true, true) => format!(
+            "the complete records written so far to --out {shown} are kept; rerun with --resume to continue"
+        ),
+        (false, false) => "no record was written to it: nothing to resume".into(),
+        (false, true) => format!("no record was written to --out {shown}: nothing to resume"),
+    }
 }
 
 /// The command line that resumes this run (the same arguments plus `--resume`).
@@ -529,8 +581,9 @@ impl Progress {
             let decisions = moves_live.load(Ordering::Relaxed);
             let in_flight = decisions.saturating_sub(self.moves_done.load(Ordering::Relaxed));
             format!(
-                "| {:.1} decisions/s | {in_flight} moves in games in flight | {mean_eta}",
-                decisions as f64 / secs
+                "| {:.1} decisions/s | {} in games in flight | {mean_eta}",
+                decisions as f64 / secs,
+                super::count(in_flight, "move")
             )
         } else {
             format!(
@@ -547,9 +600,9 @@ impl Progress {
             let eta = secs / games as f64 * total.saturating_sub(games) as f64;
             if eta > 60.0 {
                 self.bar.println(format!(
-                    "estimate: about {} for the remaining {} games at the current rate",
+                    "estimate: about {} for the remaining {} at the current rate",
                     human_duration(eta),
-                    total - games
+                    super::count(total - games, "game")
                 ));
             }
         }
@@ -673,8 +726,8 @@ fn open_out(
         }
         if index == range.games {
             bail!(
-                "--out {shown} already holds more than this run's {} games; not resuming (nothing was changed)",
-                range.games
+                "--out {shown} already holds more than this run's {}; not resuming (nothing was changed)",
+                super::count(range.games, "game")
             );
         }
         let want = seed_hex(nth_seed(range.seed_start, index));
@@ -694,8 +747,9 @@ fn open_out(
     const START: &[u8] = b"{\"seed\":\"0x";
     if !(tail.starts_with(START) || START.starts_with(&tail)) {
         bail!(
-            "--out {shown} ends with {} bytes that are not the start of a game record; not resuming (nothing was changed)",
-            tail.len()
+            "--out {shown} ends with {} that {} not the start of a game record; not resuming (nothing was changed)",
+            super::count(tail.len(), "byte"),
+            if tail.len() == 1 { "is" } else { "are" }
         );
     }
     drop(lines);
@@ -753,16 +807,20 @@ fn print_summary(
         all.moves
     )?;
     if all.censored > 0 {
-        writeln!(o, "censored   {} games reached the move cap", all.censored)?;
+        writeln!(
+            o,
+            "censored   {} reached the move cap",
+            super::count(all.censored, "game")
+        )?;
     }
     if let Some(p) = out {
         if kept.stats.games > 0 || kept.dropped_bytes > 0 {
             writeln!(
                 o,
-                "resumed    kept {} games from {}, dropped {} bytes of incomplete tail, played {}",
-                kept.stats.games,
+                "resumed    kept {} from {}, dropped {} of incomplete tail, played {}",
+                super::count(kept.stats.games, "game"),
                 p.display(),
-                kept.dropped_bytes,
+                super::count(kept.dropped_bytes, "byte"),
                 run.stats.games
             )?;
         }
@@ -774,8 +832,8 @@ fn print_summary(
     let secs = run.elapsed.as_secs_f64();
     writeln!(
         o,
-        "elapsed    {secs:.3} s for {} games played now ({:.0} moves/s)",
-        run.stats.games,
+        "elapsed    {secs:.3} s for {} played now ({:.0} moves/s)",
+        super::count(run.stats.games, "game"),
         run.moves_per_second()
     )?;
     let split = if setup.search_threads > 1 && cfg.games > 0 {
@@ -795,4 +853,48 @@ fn print_summary(
         setup.engine.gravity_name()
     )?;
     o.flush()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `--resume` is suggested only for regular files that records reached.
+    #[test]
+    fn a_failed_write_suggests_resume_only_when_it_can() {
+        let dir = std::env::temp_dir().join(format!("drop7-play-note-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let (empty, full) = (dir.join("empty.jsonl"), dir.join("full.jsonl"));
+        std::fs::write(&empty, "").unwrap();
+        std::fs::write(&full, "{\"seed\":\"0x00000001\"}\n").unwrap();
+        let device = Path::new("/dev/null");
+        assert_eq!(
+            after_failed_write(&full, None, false),
+            "the complete records written so far are kept; rerun with --resume to continue"
+        );
+        assert_eq!(
+            after_failed_write(&empty, None, false),
+            "no record was written to it: nothing to resume"
+        );
+        assert_eq!(
+            after_failed_write(&empty, Some(&full), true),
+            format!(
+                "no record was written to --out {}: nothing to resume",
+                empty.display()
+            )
+        );
+        assert_eq!(
+            after_failed_write(device, None, false),
+            "not a regular file: --resume cannot continue this run"
+        );
+        assert_eq!(
+            after_failed_write(&full, Some(device), false),
+            "--trace /dev/null is not a regular file: --resume cannot continue this run"
+        );
+        assert_eq!(
+            after_failed_write(&full, Some(device), true),
+            "not a regular file: --resume cannot continue this run"
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }

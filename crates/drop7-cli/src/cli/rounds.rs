@@ -283,10 +283,10 @@ pub fn run(
             extra.push_str(", censored at the move cap");
         }
         if let Some(n) = rec.illegal_choices.filter(|&n| n > 0) {
-            extra.push_str(&format!(", {n} illegal choices"));
+            extra.push_str(&format!(", {}", super::count(n, "illegal choice")));
         }
         if let Some(n) = rec.engine_failures.filter(|&n| n > 0) {
-            extra.push_str(&format!(", {n} engine failures"));
+            extra.push_str(&format!(", {}", super::count(n, "engine failure")));
         }
         writeln!(
             o,

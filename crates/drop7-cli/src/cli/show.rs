@@ -208,7 +208,7 @@ pub fn run(args: &ShowArgs) -> Result<()> {
     };
     if args.plain {
         let mut o = Vec::new();
-        writeln!(o, "{title}: {} moves", frames.len() - 1)?;
+        writeln!(o, "{title}: {}", super::count(frames.len() - 1, "move"))?;
         writeln!(
             o,
             "legend: . empty, 1-7 numbered disc, # solid gray, % cracked gray"

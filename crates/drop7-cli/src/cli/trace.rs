@@ -324,8 +324,9 @@ pub mod file {
                         break;
                     }
                     bail!(
-                        "--trace {shown} ends with {} bytes that are not the start of a trace line; not resuming (nothing was changed)",
-                        buf.len()
+                        "--trace {shown} ends with {} that {} not the start of a trace line; not resuming (nothing was changed)",
+                        crate::cli::count(buf.len(), "byte"),
+                        if buf.len() == 1 { "is" } else { "are" }
                     );
                 }
                 let line = parse_line(&check.path, &buf)?;

@@ -1,0 +1,259 @@
+//! Messages a new user reads: cohorts of two drivers refused by `compare` and
+//! `summary` for that reason, flag errors naming the flag, one pointer to the
+//! help per usage error, `--resume` suggested only when it can continue a
+//! run, no promise of progress that is not shown, "1 game" rather than
+//! "1 games", and plots titled with their cohorts' file names.
+
+mod common;
+
+use std::path::PathBuf;
+use std::process::Command;
+
+use common::{drop7, fails, ok, s};
+
+fn scratch(name: &str) -> PathBuf {
+    common::scratch_in("ux", name)
+}
+
+const BOARD: &str = "0000000000000000000000000000000000000000008888888";
+
+/// A usage error (exit 2): its one stderr line.
+fn usage_error(args: &[&str]) -> String {
+    let o = drop7(args);
+    let err = String::from_utf8_lossy(&o.stderr).to_string();
+    assert_eq!(o.status.code(), Some(2), "drop7 {args:?}: {err}");
+    assert_eq!(err.lines().count(), 1, "drop7 {args:?}: {err}");
+    err
+}
+
+#[test]
+fn compare_and_summary_refuse_cohorts_of_two_drivers() {
+    let dir = scratch("drivers");
+    let (h, st) = (dir.join("headless.jsonl"), dir.join("stream.jsonl"));
+    ok(&["play", "--games", "4", "--out", s(&h)]);
+    ok(&[
+        "play",
+        "--games",
+        "4",
+        "--driver",
+        "stream",
+        "--out",
+        s(&st),
+    ]);
+    let err = fails(
+        &["compare", s(&h), s(&st)],
+        &[
+            s(&h),
+            s(&st),
+            "played with driver headless",
+            "with driver stream",
+            "different game under each driver",
+        ],
+    );
+    assert!(!err.contains("not comparable"), "{err}");
+    // The other way round names the drivers the other way round.
+    fails(
+        &["compare", s(&st), s(&h)],
+        &["played with driver stream", "with driver headless"],
+    );
+    // summary: the reason is the two drivers, not a game counted twice.
+    let err = fails(
+        &["summary", s(&h), s(&st)],
+        &[
+            s(&h),
+            s(&st),
+            "played with driver stream",
+            "with driver headless",
+            "two drivers",
+        ],
+    );
+    assert!(!err.contains("counted twice"), "{err}");
+    // One driver on both sides still compares.
+    assert!(ok(&["compare", s(&st), s(&st), "--resamples", "10"]).contains("pairs      4 games"));
+}
+
+#[test]
+fn rise_and_next_errors_name_the_flags() {
+    for rise in ["9", "0"] {
+        let err = fails(
+            &["decide", "--board", BOARD, "--next", "3", "--rise", rise],
+            &["--rise", "must be 1-5", &format!("got {rise}")],
+        );
+        assert!(!err.contains("movesRemaining"), "{err}");
+    }
+    fails(
+        &["decide", "--board", BOARD, "--next", "9", "--rise", "3"],
+        &["--next must be 1-7, got 9"],
+    );
+    fails(
+        &["decide", "--board", "123", "--next", "3", "--rise", "3"],
+        &["--board: board must have 49 characters, got 3"],
+    );
+    // A negative number reaches the flag's own error, not "unexpected argument".
+    let err = usage_error(&["decide", "--board", BOARD, "--next", "3", "--rise", "-1"]);
+    assert!(err.contains("'--rise <R>'") && err.contains("-1"), "{err}");
+}
+
+#[test]
+fn usage_errors_point_to_the_help_once() {
+    for (args, help) in [
+        (
+            vec!["decide", "--board", BOARD, "--next", "1", "--rise", "x"],
+            "(see drop7 decide --help)",
+        ),
+        (vec!["play", "--games"], "(see drop7 play --help)"),
+        (vec!["play", "--bogus"], "(see drop7 play --help)"),
+        (vec!["compare", "a.jsonl"], "(see drop7 compare --help)"),
+        (vec!["bogus"], "(see drop7 --help)"),
+    ] {
+        let err = usage_error(&args);
+        assert!(err.starts_with("error: "), "{args:?}: {err}");
+        assert!(err.trim_end().ends_with(help), "{args:?}: {err}");
+        assert_eq!(err.matches("--help").count(), 1, "{args:?}: {err}");
+        assert!(!err.contains("For more information"), "{args:?}: {err}");
+    }
+}
+
+#[test]
+fn a_failed_write_suggests_resume_only_when_it_can() {
+    // A device: nothing to resume from, whatever reached it.
+    let err = fails(
+        &["play", "--games", "20", "--out", "/dev/full"],
+        &[
+            "writing --out /dev/full: No space left on device",
+            "(not a regular file: --resume cannot continue this run)",
+        ],
+    );
+    assert!(!err.contains("rerun with --resume"), "{err}");
+    // A regular file that no record reached (a file-size limit of 0 bytes).
+    let dir = scratch("write");
+    let out = dir.join("r.jsonl");
+    let o = Command::new("prlimit")
+        .arg("--fsize=0")
+        .arg(env!("CARGO_BIN_EXE_drop7"))
+        .args(["play", "--games", "20", "--quiet", "--out", s(&out)])
+        .env_remove("DROP7_GRAVITY")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert_eq!(std::fs::metadata(&out).unwrap().len(), 0);
+    assert!(
+        err.contains(&format!("writing --out {}", s(&out)))
+            && err.contains("File too large")
+            && err.contains("no record was written to it: nothing to resume")
+            && !err.contains("rerun with --resume"),
+        "{err}"
+    );
+    // Records written: --resume is suggested (and continues the run).
+    let o = Command::new("prlimit")
+        .arg("--fsize=2000")
+        .arg(env!("CARGO_BIN_EXE_drop7"))
+        .args(["play", "--games", "20", "--quiet", "--out", s(&out)])
+        .env_remove("DROP7_GRAVITY")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("rerun with --resume to continue"), "{err}");
+    ok(&[
+        "play",
+        "--games",
+        "20",
+        "--quiet",
+        "--out",
+        s(&out),
+        "--resume",
+    ]);
+    assert_eq!(std::fs::read_to_string(&out).unwrap().lines().count(), 20);
+}
+
+/// stderr is a pipe here: no progress bar, so the warning does not promise one.
+#[test]
+fn decide_mentions_progress_only_when_it_is_shown() {
+    let o = drop7(&[
+        "decide",
+        "--depth",
+        "8",
+        "--strata",
+        "32",
+        "--board",
+        "1111111111111111111111111111111111111111111111111",
+        "--next",
+        "2",
+        "--rise",
+        "2",
+    ]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    assert!(err.contains("may take up to"), "{err}");
+    assert!(!err.contains("progress"), "{err}");
+}
+
+#[test]
+fn counts_of_one_are_singular() {
+    let dir = scratch("one");
+    let (one, part, merged) = (
+        dir.join("one.jsonl"),
+        dir.join("part.jsonl"),
+        dir.join("merged.jsonl"),
+    );
+    let played = ok(&["play", "--games", "1", "--max-moves", "3", "--out", s(&one)]);
+    assert!(
+        played.contains("censored   1 game reached the move cap"),
+        "{played}"
+    );
+    assert!(played.contains(" for 1 game played now"), "{played}");
+    let summary = ok(&["summary", s(&one), "--resamples", "1"]);
+    assert!(summary.contains("cohort     1 game,"), "{summary}");
+    assert!(summary.contains("bootstrap 1 resample)"), "{summary}");
+    let compare = ok(&["compare", s(&one), s(&one), "--resamples", "1"]);
+    assert!(compare.contains("pairs      1 game paired"), "{compare}");
+    assert!(
+        compare.contains("record     0 wins, 1 tie, 0 losses"),
+        "{compare}"
+    );
+    assert!(
+        compare.contains("one-sided bootstrap, 1 resample)"),
+        "{compare}"
+    );
+    ok(&["play", "--games", "1", "--shard", "1/1", "--out", s(&part)]);
+    let m = ok(&["merge", s(&merged), s(&part)]);
+    assert!(
+        m.contains("merged     1 game from 1 shard file into"),
+        "{m}"
+    );
+    for text in [&played, &summary, &compare, &m] {
+        for plural in ["1 games", "1 moves", "1 pairs", "1 resamples", "1 files"] {
+            assert!(!text.contains(plural), "{text}");
+        }
+    }
+}
+
+#[test]
+fn plots_name_their_cohorts() {
+    let dir = scratch("plots");
+    let (a, b) = (dir.join("base-cohort.jsonl"), dir.join("cand&idate.jsonl"));
+    ok(&["play", "--games", "5", "--out", s(&a)]);
+    ok(&["play", "--games", "5", "--policy", "random", "--out", s(&b)]);
+    let (ecdf, delta) = (dir.join("e.svg"), dir.join("d.svg"));
+    ok(&["summary", s(&a), "--plot", s(&ecdf)]);
+    let svg = std::fs::read_to_string(&ecdf).unwrap();
+    assert!(
+        svg.contains("base-cohort.jsonl: scores of 5 games"),
+        "{svg}"
+    );
+    assert!(
+        !svg.contains(s(&dir)),
+        "the title shows file names, not paths"
+    );
+    ok(&["compare", s(&a), s(&b), "--plot", s(&delta)]);
+    let svg = std::fs::read_to_string(&delta).unwrap();
+    // The name is escaped in the SVG text.
+    assert!(
+        svg.contains(
+            "Score deltas cand&amp;idate.jsonl - base-cohort.jsonl (candidate - base), 5 pairs"
+        ),
+        "{svg}"
+    );
+}
