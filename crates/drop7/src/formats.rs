@@ -186,6 +186,14 @@ mod tests {
     const BOARD: &str = "0000000000000000000000000000000000000000008888888";
 
     #[test]
+    fn d7p_position_errors_use_the_protocols_words() {
+        let e = parse_d7p_command(&format!("position board {BOARD} next 2 rise 9")).unwrap_err();
+        assert_eq!(e, "rise must be 1-5, got 9; position unchanged");
+        let e = parse_d7p_command("position startpos next 8 rise 5").unwrap_err();
+        assert_eq!(e, "next must be 1-7, got 8; position unchanged");
+    }
+
+    #[test]
     fn duplicate_keys_are_named() {
         let e = parse_root_line(&format!(
             r#"{{"board":"{BOARD}","next":4,"movesRemaining":5,"next":3}}"#
@@ -514,8 +522,11 @@ fn d7p_position(tokens: &[&str]) -> Result<crate::position::Position, String> {
         t.parse::<u64>()
             .map_err(|_| format!("{what} must be a number, got {:?}", d7p_shorten(t)))
     };
-    position_from_parts(board, num(next, "next")?, num(rise, "rise")?, false)
-        .map_err(|e| e.to_string())
+    position_from_parts(board, num(next, "next")?, num(rise, "rise")?, false).map_err(|e| match e {
+        // The protocol's word, not the JSON key.
+        RootError::MovesRemaining(r) => format!("rise must be 1-5, got {r}"),
+        e => e.to_string(),
+    })
 }
 
 /// Parses an engine's `bestmove C|none` answer (a D7P client reads it).
