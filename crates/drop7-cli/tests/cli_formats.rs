@@ -643,6 +643,17 @@ fn d7p_policy_equals_builtin() {
             }
             assert_eq!(y["engineFailures"], 0);
             assert_eq!(y["illegalChoices"], 0);
+            // The engine's answers are timed like the built-in search's
+            // decisions (the engine's start-up is not among them; round
+            // records carry no latencies).
+            if *name == "rounds" {
+                continue;
+            }
+            for q in ["decisionMsP50", "decisionMsP95", "decisionMsP99"] {
+                assert!(x[q].as_f64().is_some_and(|ms| ms >= 0.0), "{name} {q}: {x}");
+                assert!(y[q].as_f64().is_some_and(|ms| ms >= 0.0), "{name} {q}: {y}");
+            }
+            assert!(y["decisionMsP50"].as_f64() <= y["decisionMsP99"].as_f64());
         }
     }
 }

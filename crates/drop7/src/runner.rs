@@ -146,6 +146,13 @@ pub trait Policy {
     fn last_search(&self) -> Option<crate::search::SearchStats> {
         None
     }
+    /// Whether the last [`Policy::choose`] was a decision whose latency a
+    /// detailed record keeps (`decisionMsP50/P95/P99`): a search's (the
+    /// default: when [`Policy::last_search`] has counters) or an external
+    /// engine's answer.
+    fn last_choice_timed(&self) -> bool {
+        self.last_search().is_some()
+    }
 
     /// Chooses with the whole engine game at hand. Every public-information
     /// policy looks only at the position (the default); the greedy test-data
@@ -411,9 +418,11 @@ impl<G: EngineGame> MoveHooks<G> for DetailHooks<'_, '_> {
     fn choose<P: Policy>(&mut self, policy: &mut P, game: &G) -> Option<usize> {
         let t = Instant::now();
         let choice = policy.choose_in(game);
-        if let Some(s) = policy.last_search() {
+        if policy.last_choice_timed() {
             self.latencies
                 .push(round_us(t.elapsed().as_secs_f64() * 1e3));
+        }
+        if let Some(s) = policy.last_search() {
             self.work += s.work;
             self.nodes += s.nodes;
             self.searched = true;
@@ -435,9 +444,10 @@ impl<G: EngineGame> MoveHooks<G> for DetailHooks<'_, '_> {
 
 /// Plays one whole game like [`play_game`] and fills the record's per-game
 /// detail: `ruleset`, `maxMoves`, `engineVersion`, `chainMeanDepth`,
-/// `trajectorySha256`, `wallMs`, and for searching policies `work`, `nodes`
-/// and the decision latencies `decisionMsP50/P95/P99` (nearest rank over the
-/// game's decisions). The run-level fields (`table`, `maxWork`, cohort, shard)
+/// `trajectorySha256`, `wallMs`, for searching policies `work` and `nodes`,
+/// and for searching policies and external engines the decision latencies
+/// `decisionMsP50/P95/P99` (nearest rank over the game's timed decisions,
+/// see [`Policy::last_choice_timed`]). The run-level fields (`table`, `maxWork`, cohort, shard)
 /// are the caller's (see [`crate::runspec::stamp_record`]). `None` when
 /// `ctl.stop` was raised before the game ended (the game is abandoned; a
 /// resumed run replays it).
@@ -475,14 +485,14 @@ pub fn play_game_detailed<E: Engine, P: Policy>(
     if h.searched {
         rec.work = Some(h.work);
         rec.nodes = Some(h.nodes);
-        let mut latencies = h.latencies;
-        latencies.sort_by(f64::total_cmp);
-        if !latencies.is_empty() {
-            let q = |p| Some(crate::records::nearest_rank(&latencies, p));
-            rec.decision_ms_p50 = q(0.50);
-            rec.decision_ms_p95 = q(0.95);
-            rec.decision_ms_p99 = q(0.99);
-        }
+    }
+    let mut latencies = h.latencies;
+    latencies.sort_by(f64::total_cmp);
+    if !latencies.is_empty() {
+        let q = |p| Some(crate::records::nearest_rank(&latencies, p));
+        rec.decision_ms_p50 = q(0.50);
+        rec.decision_ms_p95 = q(0.95);
+        rec.decision_ms_p99 = q(0.99);
     }
     rec.wall_ms = Some(round_us(started.elapsed().as_secs_f64() * 1e3));
     Some(rec)

@@ -524,6 +524,8 @@ pub struct D7pPolicy {
     seed: u32,
     /// Failures since the last good answer.
     failures_in_a_row: u32,
+    /// The last `choose` got the engine's answer (its latency is recorded).
+    answered: bool,
 }
 
 impl D7pPolicy {
@@ -535,6 +537,7 @@ impl D7pPolicy {
             proc: None,
             seed: 0,
             failures_in_a_row: 0,
+            answered: false,
         }
     }
 
@@ -558,10 +561,17 @@ impl D7pPolicy {
 impl Policy for D7pPolicy {
     fn new_game(&mut self, seed: u32) {
         self.seed = seed;
+        // Start the engine before the game, so that its start-up is not
+        // timed as the first decision's latency (a failure here is retried,
+        // counted and reported by the first `choose`).
+        if self.proc.is_none() && !GAVE_UP.load(Ordering::SeqCst) {
+            self.proc = Proc::start(self.cmd, self.timeout).ok();
+        }
     }
 
     fn choose(&mut self, pos: &Position) -> Option<usize> {
         let first_legal = (0..7).find(|&c| pos.board.is_legal(c));
+        self.answered = false;
         if GAVE_UP.load(Ordering::SeqCst) {
             self.proc = None;
             count(self.seed, true);
@@ -570,6 +580,7 @@ impl Policy for D7pPolicy {
         let answer = self.ask(pos);
         if answer.is_ok() {
             self.failures_in_a_row = 0;
+            self.answered = true;
         }
         match answer {
             Ok(Some(c)) if pos.board.is_legal(c) => Some(c),
@@ -595,5 +606,12 @@ impl Policy for D7pPolicy {
                 first_legal
             }
         }
+    }
+
+    /// The engine's answers are timed (`decisionMsP50/P95/P99`: the round
+    /// trip from `position` to `bestmove`); a move played for a dead
+    /// engine is not.
+    fn last_choice_timed(&self) -> bool {
+        self.answered
     }
 }

@@ -121,6 +121,9 @@ impl<P: Policy> Policy for Taping<P> {
     fn last_search(&self) -> Option<drop7::search::SearchStats> {
         self.inner.last_search()
     }
+    fn last_choice_timed(&self) -> bool {
+        self.inner.last_choice_timed()
+    }
 }
 
 impl<P: Policy> Taping<P> {

@@ -199,6 +199,9 @@ pub mod file {
         fn last_search(&self) -> Option<drop7::search::SearchStats> {
             self.inner.last_search()
         }
+        fn last_choice_timed(&self) -> bool {
+            self.inner.last_choice_timed()
+        }
     }
 
     /// Plays back a list of columns (then answers `None`).
