@@ -593,6 +593,27 @@ fn d7p_quit_answers_what_came_before() {
     assert!(!out.contains("bestmove"), "{out}");
 }
 
+/// A line over the 64 KiB limit is refused with its length without the line
+/// end; one exactly at the limit is read (and refused as a command).
+#[test]
+fn d7p_long_lines_are_measured_without_their_line_end() {
+    let long = "x".repeat(70_000);
+    let at_limit = "y".repeat(64 * 1024);
+    let input = format!("{long}\r\n{at_limit}\nisready\n");
+    let (code, out, _) = d7p_session(&[], &input, Stdio::piped());
+    assert_eq!(code, Some(0));
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(
+        lines[0],
+        "info string error line 1: line is 70000 bytes long (limit 65536)"
+    );
+    assert!(
+        lines[1].starts_with("info string error line 2: unknown command"),
+        "{out}"
+    );
+    assert_eq!(lines[2], "readyok");
+}
+
 /// A failed stdout write (`/dev/full`) ends `drop7 d7p` with an error, exit 1.
 #[test]
 fn d7p_stdout_write_error() {

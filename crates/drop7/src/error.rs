@@ -9,7 +9,7 @@ pub enum BoardError {
     #[error("board must have 49 characters, got {0}")]
     Length(usize),
     /// A character is not a cell code `0`-`9`.
-    #[error("board character {index} is {found:?}, expected a cell code 0-9")]
+    #[error("board character {index} (0-based) is {found:?}, expected a cell code 0-9")]
     BadCell {
         /// 0-based character index (row-major, row 0 = top).
         index: usize,
@@ -17,7 +17,9 @@ pub enum BoardError {
         found: char,
     },
     /// An occupied cell sits above an empty one (columns must be bottom-packed).
-    #[error("column {column} is not bottom-packed: row {row} is occupied above an empty cell")]
+    #[error(
+        "board column {column} is not bottom-packed: row {row} is occupied above an empty cell"
+    )]
     Floating {
         /// Column 0..6.
         column: usize,

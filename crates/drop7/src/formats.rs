@@ -191,6 +191,44 @@ mod tests {
         assert_eq!(e, "rise must be 1-5, got 9; position unchanged");
         let e = parse_d7p_command("position startpos next 8 rise 5").unwrap_err();
         assert_eq!(e, "next must be 1-7, got 8; position unchanged");
+        let e =
+            parse_d7p_command(&format!("position board {BOARD} next 2 rise 2 extra")).unwrap_err();
+        assert_eq!(
+            e,
+            "unexpected \"extra\" after `rise <1-5>`; position unchanged"
+        );
+        let e = parse_d7p_command("position startpos next 4").unwrap_err();
+        assert_eq!(
+            e,
+            "expected `next <1-7> rise <1-5>` after startpos; position unchanged"
+        );
+        let e = parse_d7p_command("position board 123 next 4 rise 5").unwrap_err();
+        assert_eq!(
+            e,
+            "board must have 49 characters, got 3; position unchanged"
+        );
+    }
+
+    #[test]
+    fn root_line_errors_name_the_problem_once() {
+        let e = parse_root_line(r#"{"board":"12","next":4,"movesRemaining":5}"#).unwrap_err();
+        assert_eq!(e.to_string(), "board must have 49 characters, got 2");
+        let floating = "1".to_string() + &"0".repeat(48);
+        let e = parse_root_line(&format!(
+            r#"{{"board":"{floating}","next":4,"movesRemaining":5}}"#
+        ))
+        .unwrap_err();
+        assert!(
+            e.to_string()
+                .starts_with("board column 0 is not bottom-packed"),
+            "{e}"
+        );
+        // A `drop7 trace` move line points to `--roots`.
+        let e = parse_root_line(&format!(
+            r#"{{"seed":1,"move":1,"disc":4,"column":3,"movesRemaining":4,"board":"{BOARD}"}}"#
+        ))
+        .unwrap_err();
+        assert!(e.to_string().contains("drop7 trace --roots"), "{e}");
     }
 
     #[test]
@@ -242,8 +280,8 @@ pub enum RootError {
     /// Not a JSON object with the required keys and types.
     #[error("invalid JSON root: {0}")]
     Json(String),
-    /// The board text is malformed.
-    #[error("board: {0}")]
+    /// The board text is malformed (the message starts with "board").
+    #[error("{0}")]
     Board(crate::error::BoardError),
     /// `next` outside 1..=7.
     #[error("next must be 1-7, got {0}")]
@@ -368,6 +406,14 @@ pub fn parse_root_line(line: &str) -> Result<crate::position::Position, RootErro
     };
     let next = match obj.get("next") {
         None if game_over => 1,
+        // A move line of `drop7 trace` has its disc but no next disc.
+        None if obj.contains_key("column") && obj.contains_key("disc") => {
+            return Err(RootError::Json(
+                "missing key \"next\" (a `drop7 trace` move line? `drop7 trace --roots` \
+                 prints the position before each move as a root line)"
+                    .into(),
+            ));
+        }
         _ => integer("next", "1-7")?,
     };
     let moves = integer("movesRemaining", if game_over { "0-5" } else { "1-5" })?;
@@ -516,7 +562,20 @@ fn d7p_position(tokens: &[&str]) -> Result<crate::position::Position, String> {
     };
     let (next, rise) = match rest {
         ["next", n, "rise", r] => (*n, *r),
-        _ => return Err("expected `next <1-7> rise <1-5>` after the board".into()),
+        ["next", _, "rise", _, extra, ..] => {
+            return Err(format!(
+                "unexpected {:?} after `rise <1-5>`",
+                d7p_shorten(extra)
+            ));
+        }
+        _ => {
+            let after = if tokens.first() == Some(&"startpos") {
+                "startpos"
+            } else {
+                "the board"
+            };
+            return Err(format!("expected `next <1-7> rise <1-5>` after {after}"));
+        }
     };
     let num = |t: &str, what: &str| {
         t.parse::<u64>()

@@ -136,10 +136,13 @@ fn reader(tx: mpsc::Sender<Line>, stop: Arc<AtomicBool>, out: Out) {
             Ok(_) => {}
         }
         n += 1;
-        let line = if buf.len() > MAX_LINE {
+        // The limit and the length reported exclude the line end (\n or \r\n).
+        let body = buf.strip_suffix(b"\n").unwrap_or(&buf);
+        let body_len = body.strip_suffix(b"\r").unwrap_or(body).len();
+        let line = if body_len > MAX_LINE {
             Line::Bad(
                 n,
-                format!("line is {} bytes long (limit {MAX_LINE})", buf.len()),
+                format!("line is {body_len} bytes long (limit {MAX_LINE})"),
             )
         } else {
             match std::str::from_utf8(&buf) {
