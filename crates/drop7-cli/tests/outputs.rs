@@ -33,6 +33,13 @@ fn cohort(dir: &Path) -> PathBuf {
     f
 }
 
+/// A copy of `f` beside it (`compare` refuses one file given twice).
+fn copy_of(f: &Path) -> PathBuf {
+    let c = f.with_file_name("copy.jsonl");
+    std::fs::copy(f, &c).unwrap();
+    c
+}
+
 #[test]
 fn plot_and_merge_refuse_what_is_not_a_regular_file() {
     let dir = scratch("special");
@@ -44,7 +51,7 @@ fn plot_and_merge_refuse_what_is_not_a_regular_file() {
         &["--plot", "center.png", "SVG"],
     );
     fails(
-        &["compare", s(&c), s(&c), "--plot", s(&png)],
+        &["compare", s(&c), s(&copy_of(&c)), "--plot", s(&png)],
         &["center.png", "SVG"],
     );
     assert!(!png.exists());
@@ -66,7 +73,7 @@ fn plot_and_merge_refuse_what_is_not_a_regular_file() {
             .success()
     );
     fails(
-        &["compare", s(&c), s(&c), "--plot", s(&fifo)],
+        &["compare", s(&c), s(&copy_of(&c)), "--plot", s(&fifo)],
         &["f.svg is not a regular file"],
     );
     fails(
@@ -227,6 +234,7 @@ fn summary_refuses_a_game_counted_twice() {
 fn stdout_failures_are_named() {
     let dir = scratch("full");
     let c = cohort(&dir);
+    let c2 = copy_of(&c);
     let full = || {
         std::fs::OpenOptions::new()
             .write(true)
@@ -236,8 +244,8 @@ fn stdout_failures_are_named() {
     for args in [
         vec!["summary", s(&c)],
         vec!["summary", s(&c), "--json"],
-        vec!["compare", s(&c), s(&c)],
-        vec!["compare", s(&c), s(&c), "--json"],
+        vec!["compare", s(&c), s(&c2)],
+        vec!["compare", s(&c), s(&c2), "--json"],
         vec!["show", "--plain", "--seed", "1", "--policy", "random"],
     ] {
         let o = Command::new(env!("CARGO_BIN_EXE_drop7"))

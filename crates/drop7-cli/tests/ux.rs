@@ -69,7 +69,9 @@ fn compare_and_summary_refuse_cohorts_of_two_drivers() {
     );
     assert!(!err.contains("counted twice"), "{err}");
     // One driver on both sides still compares.
-    assert!(ok(&["compare", s(&st), s(&st), "--resamples", "10"]).contains("pairs      4 games"));
+    let st2 = dir.join("stream-copy.jsonl");
+    std::fs::copy(&st, &st2).unwrap();
+    assert!(ok(&["compare", s(&st), s(&st2), "--resamples", "10"]).contains("pairs      4 games"));
 }
 
 #[test]
@@ -112,6 +114,13 @@ fn usage_errors_point_to_the_help_once() {
         assert_eq!(err.matches("--help").count(), 1, "{args:?}: {err}");
         assert!(!err.contains("For more information"), "{args:?}: {err}");
     }
+    // clap's message and its tip are joined readably, not "found tip:".
+    let err = usage_error(&["summary", "--bogus", "x"]);
+    assert!(
+        err.contains("unexpected argument '--bogus' found; tip: to pass '--bogus' as a value"),
+        "{err}"
+    );
+    assert!(!err.contains("found tip"), "{err}");
 }
 
 #[test]
@@ -206,16 +215,25 @@ fn counts_of_one_are_singular() {
     assert!(played.contains(" for 1 game played now"), "{played}");
     let summary = ok(&["summary", s(&one), "--resamples", "1"]);
     assert!(summary.contains("cohort     1 game,"), "{summary}");
-    assert!(summary.contains("bootstrap 1 resample)"), "{summary}");
-    let compare = ok(&["compare", s(&one), s(&one), "--resamples", "1"]);
+    assert!(summary.contains("from 1 game: 2 games"), "{summary}");
+    let copy = dir.join("one-copy.jsonl");
+    std::fs::copy(&one, &copy).unwrap();
+    let compare = ok(&["compare", s(&one), s(&copy), "--resamples", "1"]);
     assert!(compare.contains("pairs      1 game paired"), "{compare}");
     assert!(
         compare.contains("record     0 wins, 1 tie, 0 losses"),
         "{compare}"
     );
+    assert!(compare.contains("(1 pair here)"), "{compare}");
+    let (two, two_copy) = (dir.join("two.jsonl"), dir.join("two-copy.jsonl"));
+    ok(&["play", "--games", "2", "--max-moves", "3", "--out", s(&two)]);
+    std::fs::copy(&two, &two_copy).unwrap();
+    let summary2 = ok(&["summary", s(&two), "--resamples", "1"]);
+    assert!(summary2.contains("bootstrap 1 resample)"), "{summary2}");
+    let compare2 = ok(&["compare", s(&two), s(&two_copy), "--resamples", "1"]);
     assert!(
-        compare.contains("one-sided bootstrap, 1 resample)"),
-        "{compare}"
+        compare2.contains("one-sided bootstrap, 1 resample)"),
+        "{compare2}"
     );
     ok(&["play", "--games", "1", "--shard", "1/1", "--out", s(&part)]);
     let m = ok(&["merge", s(&merged), s(&part)]);
@@ -223,7 +241,7 @@ fn counts_of_one_are_singular() {
         m.contains("merged     1 game from 1 shard file into"),
         "{m}"
     );
-    for text in [&played, &summary, &compare, &m] {
+    for text in [&played, &summary, &summary2, &compare, &compare2, &m] {
         for plural in ["1 games", "1 moves", "1 pairs", "1 resamples", "1 files"] {
             assert!(!text.contains(plural), "{text}");
         }
@@ -256,4 +274,222 @@ fn plots_name_their_cohorts() {
         ),
         "{svg}"
     );
+}
+
+/// One game (or one pair) has no sample sd: no sd, interval, bound, floor or
+/// verdict is claimed from it, in text, JSON or pictures.
+#[test]
+fn one_game_or_pair_claims_no_spread() {
+    let dir = scratch("single");
+    let (one, copy) = (dir.join("one.jsonl"), dir.join("copy.jsonl"));
+    ok(&["play", "--games", "1", "--out", s(&one)]);
+    std::fs::copy(&one, &copy).unwrap();
+
+    let (ecdf, delta) = (dir.join("e.svg"), dir.join("d.svg"));
+    let text = ok(&["summary", s(&one), "--plot", s(&ecdf)]);
+    assert!(
+        text.contains("(no sd and no 95% CI from 1 game: 2 games at least are needed)"),
+        "{text}"
+    );
+    assert!(
+        !text.contains("sd 0.0") && !text.contains("95% CI 6"),
+        "{text}"
+    );
+    let svg = std::fs::read_to_string(&ecdf).unwrap();
+    assert!(!svg.contains("95% CI"), "no interval drawn: {svg}");
+    let j: serde_json::Value = serde_json::from_str(&ok(&["summary", "--json", s(&one)])).unwrap();
+    for key in ["sd", "ci95Low", "ci95High"] {
+        assert!(j["score"][key].is_null(), "score.{key}: {j}");
+    }
+    assert!(j["score"]["mean"].is_number(), "{j}");
+    assert!(j["moves"]["sd"].is_null(), "{j}");
+
+    let text = ok(&["compare", s(&one), s(&copy), "--plot", s(&delta)]);
+    assert!(
+        text.contains(
+            "bound      none: 2 pairs at least are needed for a bound, a detection floor and a verdict (1 pair here)"
+        ),
+        "{text}"
+    );
+    for claim in [
+        "sd ",
+        "95% confidence",
+        "floor   ",
+        "verdict    ",
+        "above the floor",
+    ] {
+        assert!(!text.contains(claim), "{claim:?} in {text}");
+    }
+    let svg = std::fs::read_to_string(&delta).unwrap();
+    assert!(
+        !svg.contains("lower bound") && !svg.contains("detection floor"),
+        "{svg}"
+    );
+    let j: serde_json::Value =
+        serde_json::from_str(&ok(&["compare", "--json", s(&one), s(&copy)])).unwrap();
+    assert_eq!(j["pairs"], 1);
+    for key in [
+        "sdDelta",
+        "lowerBound95",
+        "detectionFloor",
+        "aboveFloor",
+        "verdict",
+    ] {
+        assert!(j.get(key).is_some_and(|v| v.is_null()), "{key}: {j}");
+    }
+    assert_eq!(j["meanDelta"], 0.0);
+
+    // Two pairs: the figures are back.
+    let (two, other) = (dir.join("two.jsonl"), dir.join("other.jsonl"));
+    ok(&["play", "--games", "2", "--out", s(&two)]);
+    ok(&[
+        "play",
+        "--games",
+        "2",
+        "--policy",
+        "random",
+        "--out",
+        s(&other),
+    ]);
+    let j: serde_json::Value =
+        serde_json::from_str(&ok(&["compare", "--json", s(&two), s(&other)])).unwrap();
+    assert!(
+        j["sdDelta"].is_number() && j["aboveFloor"].is_boolean(),
+        "{j}"
+    );
+    let j: serde_json::Value = serde_json::from_str(&ok(&["summary", "--json", s(&two)])).unwrap();
+    assert!(
+        j["score"]["sd"].is_number() && j["score"]["ci95Low"].is_number(),
+        "{j}"
+    );
+}
+
+/// `compare` checks each file is one run (as `summary` does) and refuses a
+/// file given twice, under any name.
+#[test]
+fn compare_refuses_a_mixed_file_and_a_file_twice() {
+    let dir = scratch("compare-files");
+    let (c, r, mix) = (
+        dir.join("c.jsonl"),
+        dir.join("r.jsonl"),
+        dir.join("mix.jsonl"),
+    );
+    ok(&["play", "--games", "10", "--out", s(&c)]);
+    ok(&[
+        "play",
+        "--games",
+        "10",
+        "--policy",
+        "random",
+        "--out",
+        s(&r),
+    ]);
+    let mut text = std::fs::read(&c).unwrap();
+    text.extend(std::fs::read(&r).unwrap());
+    std::fs::write(&mix, text).unwrap();
+    let want = [
+        "mix.jsonl line 11 belongs to another run: policy is random there but center in",
+        "mix.jsonl line 1",
+    ];
+    let from_summary = fails(&["summary", s(&mix)], &want);
+    assert_eq!(fails(&["compare", s(&c), s(&mix)], &want), from_summary);
+    assert_eq!(fails(&["compare", s(&mix), s(&c)], &want), from_summary);
+
+    let dotted = dir.join(".").join("c.jsonl");
+    for second in [&c, &dotted] {
+        fails(
+            &["compare", s(&c), s(second)],
+            &["is given twice (also as", "c.jsonl"],
+        );
+    }
+    let link = dir.join("link.jsonl");
+    std::os::unix::fs::symlink(&c, &link).unwrap();
+    fails(&["compare", s(&link), s(&c)], &["is given twice"]);
+    fails(&["summary", s(&link), s(&c)], &["is given twice"]);
+}
+
+/// `--plot` into a missing folder names the flag and the user's path.
+#[test]
+fn a_plot_into_a_missing_folder_names_the_flag() {
+    let dir = scratch("plot-folder");
+    let (a, b) = (dir.join("a.jsonl"), dir.join("b.jsonl"));
+    ok(&["play", "--games", "3", "--out", s(&a)]);
+    ok(&["play", "--games", "3", "--policy", "random", "--out", s(&b)]);
+    let svg = dir.join("nodir").join("x.svg");
+    for args in [
+        vec!["summary", s(&a), "--plot", s(&svg)],
+        vec!["compare", s(&a), s(&b), "--plot", s(&svg)],
+    ] {
+        let err = fails(
+            &args,
+            &[&format!("cannot create --plot {}", s(&svg)), "nodir"],
+        );
+        assert!(!err.contains(".tmp-"), "{err}");
+    }
+    // A file where the folder should be.
+    let bad = a.join("x.svg");
+    fails(
+        &["summary", s(&a), "--plot", s(&bad)],
+        &["--plot", "a.jsonl is not a folder"],
+    );
+}
+
+/// A run that cannot start creates no file (`--trace` opened before `--out`
+/// failed), and never removes a file that was there before.
+#[test]
+fn a_play_that_cannot_start_leaves_no_file() {
+    let dir = scratch("no-start");
+    let trace = dir.join("t3.jsonl");
+    let out = dir.join("nodir").join("a.jsonl");
+    let args = [
+        "play",
+        "--games",
+        "3",
+        "--out",
+        s(&out),
+        "--trace",
+        s(&trace),
+    ];
+    fails(&args, &["cannot open --out", "nodir"]);
+    assert!(!trace.exists(), "a trace left behind");
+    // An existing (empty) trace file stays.
+    std::fs::write(&trace, "").unwrap();
+    fails(&args, &["cannot open --out"]);
+    assert!(trace.exists());
+    // --out refused (not empty, no --force): the new trace is removed, --out kept.
+    let (full, trace2) = (dir.join("full.jsonl"), dir.join("t4.jsonl"));
+    std::fs::write(&full, "x\n").unwrap();
+    fails(
+        &[
+            "play",
+            "--games",
+            "3",
+            "--out",
+            s(&full),
+            "--trace",
+            s(&trace2),
+        ],
+        &["exists and is not empty"],
+    );
+    assert!(!trace2.exists());
+    assert_eq!(std::fs::read(&full).unwrap(), b"x\n");
+    // --round with --threads 0 (checked after the files are opened): neither
+    // file is left.
+    let round = common::data_path("rounds/gauntlet-01.json");
+    let (out3, trace3) = (dir.join("r.jsonl"), dir.join("rt.jsonl"));
+    fails(
+        &[
+            "play",
+            "--round",
+            s(&round),
+            "--threads",
+            "0",
+            "--out",
+            s(&out3),
+            "--trace",
+            s(&trace3),
+        ],
+        &["--threads must be at least 1"],
+    );
+    assert!(!out3.exists() && !trace3.exists());
 }

@@ -101,6 +101,22 @@ fn check_plot(plot: &Path) -> Result<()> {
             plot.display()
         );
     }
+    // A missing folder is named now, before any file is read.
+    if let Some(dir) = plot.parent()
+        && !dir.as_os_str().is_empty()
+        && !dir.is_dir()
+    {
+        bail!(
+            "cannot create --plot {}: {} {} (nothing was written)",
+            plot.display(),
+            dir.display(),
+            if dir.exists() {
+                "is not a folder"
+            } else {
+                "is not an existing folder"
+            }
+        );
+    }
     output_target("--plot ", plot).map(|_| ())
 }
 
@@ -135,15 +151,15 @@ pub(crate) fn write_whole(
         std::process::id()
     ));
     let result = (|| {
-        let file =
-            File::create(&tmp).with_context(|| format!("cannot create {}", tmp.display()))?;
+        // Errors name the option and the user's path, not the temporary file.
+        let file = File::create(&tmp).with_context(|| format!("cannot create {label}{shown}"))?;
         let mut w = BufWriter::with_capacity(1 << 16, file);
         write(&mut w)?;
         w.flush()
-            .with_context(|| format!("writing {}", tmp.display()))?;
+            .with_context(|| format!("writing {label}{shown}"))?;
         w.get_ref()
             .sync_all()
-            .with_context(|| format!("writing {}", tmp.display()))?;
+            .with_context(|| format!("writing {label}{shown}"))?;
         std::fs::rename(&tmp, &real).with_context(|| format!("cannot rename onto {shown}"))
     })();
     if result.is_err() {
@@ -445,13 +461,10 @@ impl Dist {
             .or_insert(0) += 1;
     }
 
-    /// Sample standard deviation (n − 1); 0 for fewer than two values.
-    pub fn sd(&self) -> f64 {
-        if self.n < 2 {
-            0.0
-        } else {
-            (self.m2 / (self.n - 1) as f64).sqrt()
-        }
+    /// Sample standard deviation (n − 1); `None` (undefined) for fewer than
+    /// two values.
+    pub fn sd(&self) -> Option<f64> {
+        (self.n >= 2).then(|| (self.m2 / (self.n - 1) as f64).sqrt())
     }
 
     fn kth(&self, k: u64) -> f64 {
@@ -616,6 +629,72 @@ fn first_with_seed(files: &[PathBuf], seed: u32) -> (String, u64) {
     ("?".into(), 0)
 }
 
+/// Refuses a file given twice in `files`, also under another path to the
+/// same file (`./h.jsonl`, a link): `why` says what would go wrong.
+fn refuse_given_twice(files: &[&Path], why: &str) -> Result<()> {
+    let canonical: Vec<Option<PathBuf>> = files
+        .iter()
+        .map(|p| std::fs::canonicalize(p).ok())
+        .collect();
+    for (k, path) in files.iter().enumerate() {
+        let same = |j: usize| match (&canonical[j], &canonical[k]) {
+            (Some(a), Some(b)) => a == b,
+            _ => files[j] == *path,
+        };
+        if let Some(j) = (0..k).find(|&j| same(j)) {
+            bail!(
+                "{} is given twice (also as {}): {why}",
+                path.display(),
+                files[j].display()
+            );
+        }
+    }
+    Ok(())
+}
+
+/// Checks that records are of one run: the first record seen is the
+/// reference, and every later one must have its driver and identity fields
+/// (see [`identity_difference`]). `summary` checks across its files,
+/// `compare` within each of its two files.
+struct OneRun {
+    reference: Option<(GameRecord, String)>,
+    /// What to do about two drivers (the end of that message).
+    drivers_advice: &'static str,
+}
+
+impl OneRun {
+    fn new(drivers_advice: &'static str) -> OneRun {
+        OneRun {
+            reference: None,
+            drivers_advice,
+        }
+    }
+
+    /// Checks `rec`, read at `shown` line `line`.
+    fn check(&mut self, shown: &str, line: u64, rec: &GameRecord) -> Result<()> {
+        let Some((r, where_)) = &self.reference else {
+            self.reference = Some((rec.clone(), format!("{shown} line {line}")));
+            return Ok(());
+        };
+        if r.driver != rec.driver {
+            bail!(
+                "{shown} line {line} was played with driver {} but {where_} with \
+                 driver {}: two drivers play different games from the same seeds, \
+                 so these are not one cohort; {}",
+                rec.driver,
+                r.driver,
+                self.drivers_advice
+            );
+        }
+        if let Some((field, found, want)) = identity_difference(r, rec) {
+            bail!(
+                "{shown} line {line} belongs to another run: {field} is {found} there but {want} in {where_}"
+            );
+        }
+        Ok(())
+    }
+}
+
 /// Runs `drop7 summary`.
 pub fn run_summary(args: &SummaryArgs) -> Result<()> {
     if args.resamples == 0 {
@@ -624,7 +703,9 @@ pub fn run_summary(args: &SummaryArgs) -> Result<()> {
     if let Some(plot) = &args.plot {
         check_plot(plot)?;
     }
-    let mut reference: Option<(GameRecord, String)> = None;
+    let files: Vec<&Path> = args.files.iter().map(PathBuf::as_path).collect();
+    refuse_given_twice(&files, "its games would count twice")?;
+    let mut one_run = OneRun::new("summarise each driver's files on their own");
     let mut games = 0u64;
     let mut censored = 0u64;
     let mut reasons: BTreeMap<&'static str, u64> = BTreeMap::new();
@@ -640,40 +721,11 @@ pub fn run_summary(args: &SummaryArgs) -> Result<()> {
     let mut seen = SeedSet::default();
     for (k, path) in args.files.iter().enumerate() {
         let shown = path.display().to_string();
-        let same = |p: &PathBuf| match (std::fs::canonicalize(p), std::fs::canonicalize(path)) {
-            (Ok(a), Ok(b)) => a == b,
-            _ => p == path,
-        };
-        if let Some(earlier) = args.files[..k].iter().find(|p| same(p)) {
-            bail!(
-                "{shown} is given twice (also as {}): its games would count twice",
-                earlier.display()
-            );
-        }
         for_each_record(path, |line, rec| {
             let seed = record_seed(&rec).map_err(|e| anyhow!("{shown} line {line}: {e}"))?;
             // Another run's record first: with its own seeds it would also
             // look like a game counted twice, which is not the reason.
-            match &reference {
-                None => reference = Some((rec.clone(), format!("{shown} line {line}"))),
-                Some((r, where_)) => {
-                    if r.driver != rec.driver {
-                        bail!(
-                            "{shown} line {line} was played with driver {} but {where_} with \
-                             driver {}: two drivers play different games from the same seeds, \
-                             so these files are not one cohort; summarise each driver's files \
-                             on their own",
-                            rec.driver,
-                            r.driver
-                        );
-                    }
-                    if let Some((field, found, want)) = identity_difference(r, &rec) {
-                        bail!(
-                            "{shown} line {line} belongs to another run: {field} is {found} there but {want} in {where_}"
-                        );
-                    }
-                }
-            }
+            one_run.check(&shown, line, &rec)?;
             if !seen.insert(seed) {
                 let (file, first) = first_with_seed(&args.files[..=k], seed);
                 bail!(
@@ -713,17 +765,15 @@ pub fn run_summary(args: &SummaryArgs) -> Result<()> {
             Ok(())
         })?;
     }
-    let (reference, _) = reference.expect("files are non-empty");
-    let boot = score.bootstrap_means(args.resamples, args.bootstrap_seed);
-    let (lo, hi) = (sorted_quantile(&boot, 0.025), sorted_quantile(&boot, 0.975));
+    let (reference, _) = one_run.reference.expect("files are non-empty");
+    // One game has no spread: no sd, and no interval (a bootstrap of one
+    // value would only repeat it).
+    let ci = (score.n >= 2).then(|| {
+        let boot = score.bootstrap_means(args.resamples, args.bootstrap_seed);
+        (sorted_quantile(&boot, 0.025), sorted_quantile(&boot, 0.975))
+    });
     if let Some(plot) = &args.plot {
-        plot_ecdf(
-            plot,
-            &cohort_name(&args.files),
-            &score,
-            &reference,
-            (lo, hi),
-        )?;
+        plot_ecdf(plot, &cohort_name(&args.files), &score, &reference, ci)?;
     }
     if args.json {
         let v = json!({
@@ -736,8 +786,8 @@ pub fn run_summary(args: &SummaryArgs) -> Result<()> {
             "maxMoves": reference.max_moves,
             "score": {
                 "mean": score.mean,
-                "ci95Low": lo,
-                "ci95High": hi,
+                "ci95Low": ci.map(|c| c.0),
+                "ci95High": ci.map(|c| c.1),
                 "median": score.quantile(0.5),
                 "sd": score.sd(),
                 "p25": score.quantile(0.25),
@@ -782,16 +832,22 @@ pub fn run_summary(args: &SummaryArgs) -> Result<()> {
         "stopped    {} (censored {censored})",
         reasons_text.join(", ")
     )?;
-    writeln!(
-        o,
-        "score      mean {:.1} (95% CI {:.1}..{:.1}, bootstrap {}), median {:.1}, sd {:.1}",
-        score.mean,
-        lo,
-        hi,
-        super::count(args.resamples, "resample"),
-        score.quantile(0.5),
-        score.sd()
-    )?;
+    match (ci, score.sd()) {
+        (Some((lo, hi)), Some(sd)) => writeln!(
+            o,
+            "score      mean {:.1} (95% CI {lo:.1}..{hi:.1}, bootstrap {}), median {:.1}, sd {sd:.1}",
+            score.mean,
+            super::count(args.resamples, "resample"),
+            score.quantile(0.5),
+        )?,
+        _ => writeln!(
+            o,
+            "score      mean {:.1}, median {:.1} (no sd and no 95% CI from {}: 2 games at least are needed)",
+            score.mean,
+            score.quantile(0.5),
+            super::count(score.n, "game")
+        )?,
+    }
     writeln!(
         o,
         "           min {:.0}, p25 {:.1}, p75 {:.1}, max {:.0}",
@@ -874,6 +930,13 @@ pub fn run_compare(args: &CompareArgs) -> Result<()> {
     if let Some(plot) = &args.plot {
         check_plot(plot)?;
     }
+    refuse_given_twice(
+        &[&args.base, &args.candidate],
+        "a cohort compared with itself only ties",
+    )?;
+    // Each file must hold one run (as `summary` requires); the two files
+    // may be different runs (that is the point), checked pair by pair below.
+    const ONE_DRIVER: &str = "compare cohorts played with one driver";
     // The base: one (score, ruleset, move cap, line, paired) per seed.
     struct Base {
         score: u64,
@@ -898,8 +961,10 @@ pub fn run_compare(args: &CompareArgs) -> Result<()> {
     let mut rulesets: Vec<Option<String>> = Vec::new();
     let mut drivers: Vec<String> = Vec::new();
     let bshown = args.base.display().to_string();
+    let mut base_run = OneRun::new(ONE_DRIVER);
     for_each_record(&args.base, |line, rec| {
         let seed = record_seed(&rec).map_err(|e| anyhow!("{bshown} line {line}: {e}"))?;
+        base_run.check(&bshown, line, &rec)?;
         let b = Base {
             score: rec.score,
             rules: (intern(&mut rulesets, &rec.ruleset), rec.max_moves),
@@ -919,8 +984,10 @@ pub fn run_compare(args: &CompareArgs) -> Result<()> {
     let cshown = args.candidate.display().to_string();
     let mut delta = Dist::integers();
     let (mut wins, mut ties, mut losses, mut unpaired_candidate) = (0u64, 0u64, 0u64, 0u64);
+    let mut candidate_run = OneRun::new(ONE_DRIVER);
     for_each_record(&args.candidate, |line, rec| {
         let seed = record_seed(&rec).map_err(|e| anyhow!("{cshown} line {line}: {e}"))?;
+        candidate_run.check(&cshown, line, &rec)?;
         let Some(b) = base.get_mut(&seed) else {
             unpaired_candidate += 1;
             return Ok(());
@@ -977,22 +1044,30 @@ pub fn run_compare(args: &CompareArgs) -> Result<()> {
     if pairs == 0 {
         bail!("{bshown} and {cshown} share no seed: nothing to compare");
     }
-    let boot = delta.bootstrap_means(args.resamples, args.bootstrap_seed);
-    let lower = sorted_quantile(&boot, 0.05);
-    let floor = 1.645 * delta.sd() / (pairs as f64).sqrt();
-    let above = delta.mean.abs() > floor;
-    let verdict = if above {
-        "above the floor"
-    } else {
-        "below the floor: not a measurement"
-    };
+    // One pair has no sd: no bound, no floor and no verdict (a bootstrap of
+    // one value would only repeat it).
+    let sd = delta.sd();
+    let measured = sd.map(|sd| {
+        let boot = delta.bootstrap_means(args.resamples, args.bootstrap_seed);
+        let lower = sorted_quantile(&boot, 0.05);
+        let floor = 1.645 * sd / (pairs as f64).sqrt();
+        let above = delta.mean.abs() > floor;
+        (lower, floor, above)
+    });
+    let verdict = measured.map(|(_, _, above)| {
+        if above {
+            "above the floor"
+        } else {
+            "below the floor: not a measurement"
+        }
+    });
     let median = delta.quantile(0.5);
     if let Some(plot) = &args.plot {
         let names = (
             cohort_name(std::slice::from_ref(&args.candidate)),
             cohort_name(std::slice::from_ref(&args.base)),
         );
-        plot_deltas(plot, names, &delta, lower, floor)?;
+        plot_deltas(plot, names, &delta, measured.map(|(l, f, _)| (l, f)))?;
     }
     if args.json {
         let v = json!({
@@ -1002,13 +1077,13 @@ pub fn run_compare(args: &CompareArgs) -> Result<()> {
             "unpairedCandidate": unpaired_candidate,
             "meanDelta": delta.mean,
             "medianDelta": median,
-            "sdDelta": delta.sd(),
+            "sdDelta": sd,
             "wins": wins,
             "ties": ties,
             "losses": losses,
-            "lowerBound95": lower,
-            "detectionFloor": floor,
-            "aboveFloor": above,
+            "lowerBound95": measured.map(|m| m.0),
+            "detectionFloor": measured.map(|m| m.1),
+            "aboveFloor": measured.map(|m| m.2),
             "verdict": verdict,
             "resamples": args.resamples,
             "bootstrapSeed": args.bootstrap_seed,
@@ -1024,12 +1099,18 @@ pub fn run_compare(args: &CompareArgs) -> Result<()> {
         "pairs      {} paired by seed ({unpaired_base} only in {bshown}, {unpaired_candidate} only in {cshown})",
         super::count(pairs, "game")
     )?;
-    writeln!(
-        o,
-        "delta      candidate − base: mean {:.2}, median {median:.1}, sd {:.1}",
-        delta.mean,
-        delta.sd()
-    )?;
+    match sd {
+        Some(sd) => writeln!(
+            o,
+            "delta      candidate − base: mean {:.2}, median {median:.1}, sd {sd:.1}",
+            delta.mean
+        )?,
+        None => writeln!(
+            o,
+            "delta      candidate − base: mean {:.2}, median {median:.1}",
+            delta.mean
+        )?,
+    }
     writeln!(
         o,
         "record     {}, {}, {} (win = candidate scored more)",
@@ -1037,6 +1118,14 @@ pub fn run_compare(args: &CompareArgs) -> Result<()> {
         super::count(ties, "tie"),
         super::count(losses, "loss")
     )?;
+    let (Some((lower, floor, _)), Some(verdict)) = (measured, verdict) else {
+        writeln!(
+            o,
+            "bound      none: 2 pairs at least are needed for a bound, a detection floor and a verdict ({} here)",
+            super::count(pairs, "pair")
+        )?;
+        return write_stdout(&o);
+    };
     writeln!(
         o,
         "bound      mean delta ≥ {lower:.2} with 95% confidence (one-sided bootstrap, {})",
@@ -1141,7 +1230,14 @@ fn title_size(title: &str) -> u32 {
 
 /// The score distribution of the cohort `name` as an empirical CDF, with
 /// the mean's 95 % CI.
-fn plot_ecdf(out: &Path, name: &str, score: &Dist, r: &GameRecord, ci: (f64, f64)) -> Result<()> {
+/// `ci` is `None` for a single game (no interval is drawn).
+fn plot_ecdf(
+    out: &Path,
+    name: &str,
+    score: &Dist,
+    r: &GameRecord,
+    ci: Option<(f64, f64)>,
+) -> Result<()> {
     use plotters::prelude::*;
     let pts: Vec<(f64, f64)> = sorted_points(score)
         .into_iter()
@@ -1195,14 +1291,18 @@ fn plot_ecdf(out: &Path, name: &str, score: &Dist, r: &GameRecord, ci: (f64, f64
             .map_err(plot_err)?
             .label(format!("median {median:.0}"))
             .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], BLACK));
-        chart
-            .draw_series([Rectangle::new(
-                [(ci.0, 0.0), (ci.1.max(ci.0 + pad * 0.05), 1.0)],
-                RED.mix(0.25).filled(),
-            )])
-            .map_err(plot_err)?
-            .label(format!("mean, 95% CI {:.0}..{:.0}", ci.0, ci.1))
-            .legend(|(x, y)| Rectangle::new([(x, y - 5), (x + 20, y + 5)], RED.mix(0.25).filled()));
+        if let Some(ci) = ci {
+            chart
+                .draw_series([Rectangle::new(
+                    [(ci.0, 0.0), (ci.1.max(ci.0 + pad * 0.05), 1.0)],
+                    RED.mix(0.25).filled(),
+                )])
+                .map_err(plot_err)?
+                .label(format!("mean, 95% CI {:.0}..{:.0}", ci.0, ci.1))
+                .legend(|(x, y)| {
+                    Rectangle::new([(x, y - 5), (x + 20, y + 5)], RED.mix(0.25).filled())
+                });
+        }
         chart
             .configure_series_labels()
             .position(SeriesLabelPosition::LowerRight)
@@ -1217,19 +1317,24 @@ fn plot_ecdf(out: &Path, name: &str, score: &Dist, r: &GameRecord, ci: (f64, f64
 
 /// The paired deltas sorted ascending, with zero, the mean, the one-sided
 /// 95 % lower bound and the detection floor (±) marked; `names` are the
-/// (candidate, base) cohorts.
+/// (candidate, base) cohorts. `bound` (lower bound, floor) is `None` for a
+/// single pair (neither is drawn).
 fn plot_deltas(
     out: &Path,
     names: (String, String),
     delta: &Dist,
-    lower: f64,
-    floor: f64,
+    bound: Option<(f64, f64)>,
 ) -> Result<()> {
     use plotters::prelude::*;
     let pts = sorted_points(delta);
     let n = delta.n as f64;
-    let lo = delta.min.min(-floor).min(lower);
-    let hi = delta.max.max(floor).max(lower);
+    let (lo, hi) = match bound {
+        Some((lower, floor)) => (
+            delta.min.min(-floor).min(lower),
+            delta.max.max(floor).max(lower),
+        ),
+        None => (delta.min.min(0.0), delta.max.max(0.0)),
+    };
     let pad = ((hi - lo) * 0.05).max(1.0);
     let mut svg = String::new();
     {
@@ -1270,23 +1375,25 @@ fn plot_deltas(
             .map_err(plot_err)?
             .label(format!("mean delta {:.1}", delta.mean))
             .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], GREEN.stroke_width(2)));
-        chart
-            .draw_series(LineSeries::new(hline(lower), RED.stroke_width(2)))
-            .map_err(plot_err)?
-            .label(format!("95% lower bound {lower:.1}"))
-            .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], RED.stroke_width(2)));
-        for (i, y) in [floor, -floor].into_iter().enumerate() {
-            let s = chart
-                .draw_series(DashedLineSeries::new(
-                    hline(y),
-                    6,
-                    4,
-                    MAGENTA.stroke_width(2),
-                ))
-                .map_err(plot_err)?;
-            if i == 0 {
-                s.label(format!("detection floor ±{floor:.1}"))
-                    .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], MAGENTA));
+        if let Some((lower, floor)) = bound {
+            chart
+                .draw_series(LineSeries::new(hline(lower), RED.stroke_width(2)))
+                .map_err(plot_err)?
+                .label(format!("95% lower bound {lower:.1}"))
+                .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], RED.stroke_width(2)));
+            for (i, y) in [floor, -floor].into_iter().enumerate() {
+                let s = chart
+                    .draw_series(DashedLineSeries::new(
+                        hline(y),
+                        6,
+                        4,
+                        MAGENTA.stroke_width(2),
+                    ))
+                    .map_err(plot_err)?;
+                if i == 0 {
+                    s.label(format!("detection floor ±{floor:.1}"))
+                        .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], MAGENTA));
+                }
             }
         }
         chart
@@ -1325,6 +1432,41 @@ mod tests {
         assert!(title_size(&"y".repeat(150)) < 20);
     }
 
+    /// A failed write names the option and the user's path, never the
+    /// temporary file beside it.
+    #[test]
+    fn a_failed_whole_write_names_the_flag_and_path() {
+        let out = Path::new("no-such-folder-ux22b/x.svg");
+        let e = write_whole("--plot ", out, |_| Ok(())).unwrap_err();
+        let msg = format!("{e:#}");
+        assert!(
+            msg.starts_with("cannot create --plot no-such-folder-ux22b/x.svg: "),
+            "{msg}"
+        );
+        assert!(!msg.contains(".tmp-"), "{msg}");
+    }
+
+    #[test]
+    fn a_file_given_twice_is_refused_under_any_name() {
+        let dir = std::env::temp_dir().join(format!("drop7-twice-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let (a, b) = (dir.join("a.jsonl"), dir.join("b.jsonl"));
+        std::fs::write(&a, "").unwrap();
+        std::fs::write(&b, "").unwrap();
+        let dotted = dir.join(".").join("a.jsonl");
+        assert!(refuse_given_twice(&[&a, &b], "why").is_ok());
+        let e = refuse_given_twice(&[&a, &b, &dotted], "why").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            format!(
+                "{} is given twice (also as {}): why",
+                dotted.display(),
+                a.display()
+            )
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
     #[test]
     fn dist_quantiles_match_type_7() {
         let mut d = Dist::integers();
@@ -1335,7 +1477,11 @@ mod tests {
         assert_eq!(d.quantile(0.25), 2.0);
         assert!((d.quantile(0.9) - 7.6).abs() < 1e-12);
         assert_eq!(d.mean, 4.0);
-        assert!((d.sd() - 3.535_533_905_932_737_6).abs() < 1e-12);
+        assert!((d.sd().unwrap() - 3.535_533_905_932_737_6).abs() < 1e-12);
+        let mut one = Dist::integers();
+        one.add(68_327.0);
+        assert_eq!(one.sd(), None, "the sd of one value is undefined");
+        assert!(one.json()["sd"].is_null());
         assert_eq!(round_key(70_001), 70_001);
         assert_eq!(round_key(-(1 << 25) - 1), -(1 << 25));
         let a = d.bootstrap_means(200, 7);

@@ -33,7 +33,8 @@ pub struct Cli {
 enum Command {
     /// Play whole games on worker threads; summary on stdout, records to --out.
     Play(play::PlayArgs),
-    /// Print one JSON line per move (the golden trace's first block) on stdout.
+    /// Print one JSON line per move (the golden trace's first block) on stdout;
+    /// --roots: the position before each move (decide/leaf input).
     Trace(trace::TraceArgs),
     /// Run the published benchmark workloads; JSON to --out, a table on stdout.
     Bench(bench::BenchArgs),
@@ -121,15 +122,23 @@ fn usage_error(e: clap::Error) -> ExitCode {
 
 /// One line from clap's rendered usage error: its message and tips (not the
 /// usage, nor clap's own `For more information, try '--help'.`), then one
-/// pointer to the help of the command given (`drop7 play --help`).
+/// pointer to the help of the command given (`drop7 play --help`). Lines are
+/// joined with "; " (with a space after a line ending in ':', whose list
+/// follows), so "found" and "tip:" do not run together.
 fn usage_line(rendered: &str, command: &str) -> String {
-    let message: Vec<&str> = rendered
+    let mut line = String::new();
+    for part in rendered
         .lines()
         .take_while(|l| !l.starts_with("Usage:"))
         .map(str::trim)
         .filter(|l| !l.is_empty() && !l.starts_with("For more information"))
-        .collect();
-    format!("{} (see {command} --help)", message.join(" "))
+    {
+        if !line.is_empty() {
+            line.push_str(if line.ends_with(':') { " " } else { "; " });
+        }
+        line.push_str(part);
+    }
+    format!("{line} (see {command} --help)")
 }
 
 /// `drop7 SUBCOMMAND` when the command line names one, else `drop7`.
@@ -202,7 +211,15 @@ mod tests {
                         Usage: drop7 play [OPTIONS]\n\nFor more information, try '--help'.\n";
         assert_eq!(
             usage_line(rendered, "drop7 play"),
-            "error: unexpected argument '--bogus' found tip: to pass '--bogus' as a value, use '-- --bogus' (see drop7 play --help)"
+            "error: unexpected argument '--bogus' found; tip: to pass '--bogus' as a value, use '-- --bogus' (see drop7 play --help)"
+        );
+        // A list after a colon follows it with a space.
+        let rendered = "error: the following required arguments were not provided:\n  \
+                        <CANDIDATE>\n\nUsage: drop7 compare <BASE> <CANDIDATE>\n\n\
+                        For more information, try '--help'.\n";
+        assert_eq!(
+            usage_line(rendered, "drop7 compare"),
+            "error: the following required arguments were not provided: <CANDIDATE> (see drop7 compare --help)"
         );
     }
 }

@@ -163,14 +163,23 @@ pub fn run(args: &PlayArgs) -> Result<()> {
     };
 
     // Open and lock the trace and record files (keeping a resumable prefix)
-    // before playing anything.
+    // before playing anything; a file created here is removed if the run
+    // cannot start.
+    let mut new = NewFiles::default();
     let mut tracer = None;
     let mut trace_check = None;
     if let Some(path) = &args.trace {
         if args.out.as_deref().is_some_and(|o| same_file(o, path)) {
             bail!("--trace and --out name the same file {}", path.display());
         }
-        let (t, c) = TraceOut::open(path, args.resume, args.force, setup.driver, setup.max_moves)?;
+        let (t, c) = TraceOut::open(
+            path,
+            args.resume,
+            args.force,
+            setup.driver,
+            setup.max_moves,
+            &mut new,
+        )?;
         tracer = Some(t);
         trace_check = c;
     }
@@ -178,7 +187,14 @@ pub fn run(args: &PlayArgs) -> Result<()> {
     let mut writer = match &args.out {
         None => None,
         Some(path) => {
-            let (file, k) = open_out(path, args, &template, &range, trace_check.as_mut())?;
+            let (file, k) = open_out(
+                path,
+                args,
+                &template,
+                &range,
+                trace_check.as_mut(),
+                &mut new,
+            )?;
             kept = k;
             Some(BufWriter::with_capacity(1 << 16, file))
         }
@@ -212,6 +228,7 @@ pub fn run(args: &PlayArgs) -> Result<()> {
     }
     setup.workers = cfg.workers();
     let signals = Signals::install()?;
+    new.keep();
     let fair = matches!(setup.policy, PolicySpec::Fair(_));
     let moves_live = AtomicU64::new(0);
     let ctl = RunControl {
@@ -633,19 +650,48 @@ struct Kept {
     dropped_bytes: u64,
 }
 
+/// The files a run created while setting up (`--out`, `--trace`): removed
+/// if the run cannot start (dropped before [`NewFiles::keep`]), so a refused
+/// run leaves nothing behind. A file that existed before is never listed.
+#[derive(Default)]
+pub struct NewFiles(Vec<PathBuf>);
+
+impl NewFiles {
+    /// The run starts: the files stay, whatever happens next.
+    pub(super) fn keep(&mut self) {
+        self.0.clear();
+    }
+}
+
+impl Drop for NewFiles {
+    fn drop(&mut self) {
+        for path in self.0.drain(..) {
+            let _ = std::fs::remove_file(path);
+        }
+    }
+}
+
 /// Opens the file of option `flag` (`--out`, `--trace`) for writing without
 /// truncating it, and takes the exclusive lock a writer holds for the whole
-/// run: a second writer is refused, with nothing changed. Shared by seed runs,
-/// round runs and `--trace`.
-pub(super) fn open_locked(path: &Path, flag: &str) -> Result<File> {
+/// run: a second writer is refused, with nothing changed. A file it creates
+/// is listed in `new`. Shared by seed runs, round runs and `--trace`.
+pub(super) fn open_locked(path: &Path, flag: &str, new: &mut NewFiles) -> Result<File> {
     let shown = path.display();
-    let file = OpenOptions::new()
-        .read(true)
-        .write(true)
-        .create(true)
-        .truncate(false)
-        .open(path)
-        .with_context(|| format!("cannot open {flag} {shown}"))?;
+    let mut options = OpenOptions::new();
+    options.read(true).write(true);
+    // A new file is known to be this run's own; anything else (an existing
+    // file, a device, a link) is opened as before and never removed.
+    let file = match options.clone().create_new(true).open(path) {
+        Ok(f) => {
+            new.0.push(path.to_path_buf());
+            f
+        }
+        Err(_) => options
+            .create(true)
+            .truncate(false)
+            .open(path)
+            .with_context(|| format!("cannot open {flag} {shown}"))?,
+    };
     match file.try_lock_exclusive() {
         Ok(true) => Ok(file),
         Ok(false) => bail!(
@@ -666,9 +712,10 @@ fn open_out(
     template: &GameRecord,
     range: &ShardRange,
     mut trace: Option<&mut TraceCheck>,
+    new: &mut NewFiles,
 ) -> Result<(File, Kept)> {
     let shown = path.display();
-    let mut file = open_locked(path, "--out")?;
+    let mut file = open_locked(path, "--out", new)?;
     let len = file
         .metadata()
         .with_context(|| format!("cannot read --out {shown}"))?

@@ -179,9 +179,9 @@ where
 /// Opens `--out` of a round run as `play --out` does: locked while the run
 /// writes it (a second writer is refused), a non-empty file refused without
 /// `--force` (nothing changed), a device or pipe written as it is.
-fn open_round_out(path: &Path, force: bool) -> Result<fs::File> {
+fn open_round_out(path: &Path, force: bool, new: &mut super::play::NewFiles) -> Result<fs::File> {
     let shown = path.display();
-    let file = super::play::open_locked(path, "--out")?;
+    let file = super::play::open_locked(path, "--out", new)?;
     let meta = file
         .metadata()
         .with_context(|| format!("cannot read --out {shown}"))?;
@@ -221,6 +221,8 @@ pub fn run(
         fs::create_dir_all(dir)
             .with_context(|| format!("cannot create --tapes directory {}", dir.display()))?;
     }
+    // A file created while setting up is removed if the run cannot start.
+    let mut new = super::play::NewFiles::default();
     let mut tracer = match trace {
         None => None,
         Some(path) => {
@@ -233,6 +235,7 @@ pub fn run(
                 force,
                 DriverKind::Headless,
                 u32::MAX,
+                &mut new,
             )?;
             t.begin(None, (0, 0))?;
             Some(t)
@@ -240,7 +243,7 @@ pub fn run(
     };
     let mut writer = match out {
         None => None,
-        Some(p) => Some(BufWriter::new(open_round_out(p, force)?)),
+        Some(p) => Some(BufWriter::new(open_round_out(p, force, &mut new)?)),
     };
     let labels = RunLabels {
         policy: setup.policy.to_string(),
@@ -251,6 +254,7 @@ pub fn run(
         Some(t) => t,
         None => available_threads(),
     };
+    new.keep();
     let setup = super::spec::GameSetup {
         workers: threads.clamp(1, rounds.len().max(1)),
         ..setup

@@ -247,9 +247,10 @@ pub mod file {
             force: bool,
             driver: DriverKind,
             max_moves: u32,
+            new: &mut crate::cli::play::NewFiles,
         ) -> Result<(TraceOut, Option<TraceCheck>)> {
             let shown = path.display();
-            let file = crate::cli::play::open_locked(path, "--trace")?;
+            let file = crate::cli::play::open_locked(path, "--trace", new)?;
             let len = file
                 .metadata()
                 .with_context(|| format!("cannot read --trace {shown}"))?
