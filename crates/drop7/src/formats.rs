@@ -554,9 +554,14 @@ pub fn parse_d7p_command(line: &str) -> Result<D7pCommand, String> {
 
 /// Parses the words after `position`: `startpos|board B next N rise R`.
 fn d7p_position(tokens: &[&str]) -> Result<crate::position::Position, String> {
-    let (board, rest) = match tokens {
-        ["startpos", rest @ ..] => ("0000000000000000000000000000000000000000008888888", rest),
-        ["board", b, rest @ ..] => (*b, rest),
+    // (`after`: how the error below names what came before `next`.)
+    let (board, rest, after) = match tokens {
+        ["startpos", rest @ ..] => (
+            "0000000000000000000000000000000000000000008888888",
+            rest,
+            "startpos",
+        ),
+        ["board", b, rest @ ..] => (*b, rest, "the board"),
         ["board"] => return Err("position board needs 49 cell digits".into()),
         _ => return Err("expected `position startpos …` or `position board <49 digits> …`".into()),
     };
@@ -568,14 +573,7 @@ fn d7p_position(tokens: &[&str]) -> Result<crate::position::Position, String> {
                 d7p_shorten(extra)
             ));
         }
-        _ => {
-            let after = if tokens.first() == Some(&"startpos") {
-                "startpos"
-            } else {
-                "the board"
-            };
-            return Err(format!("expected `next <1-7> rise <1-5>` after {after}"));
-        }
+        _ => return Err(format!("expected `next <1-7> rise <1-5>` after {after}")),
     };
     let num = |t: &str, what: &str| {
         t.parse::<u64>()

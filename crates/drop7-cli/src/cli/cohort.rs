@@ -937,29 +937,14 @@ pub fn run_compare(args: &CompareArgs) -> Result<()> {
     // Each file must hold one run (as `summary` requires); the two files
     // may be different runs (that is the point), checked pair by pair below.
     const ONE_DRIVER: &str = "compare cohorts played with one driver";
-    // The base: one (score, ruleset, move cap, line, paired) per seed.
+    // The base: one (score, line, paired) per seed; its driver, ruleset and
+    // move cap are those of its run (the same in every record).
     struct Base {
         score: u64,
-        // (index into `rulesets`, move cap): a few bytes per game.
-        rules: (u32, Option<u32>),
-        // Index into `drivers`.
-        driver: u32,
         line: u64,
         paired: bool,
     }
-    /// The index of `v` in `list`, added if new (a file has one or two).
-    fn intern<T: PartialEq + Clone>(list: &mut Vec<T>, v: &T) -> u32 {
-        match list.iter().position(|x| x == v) {
-            Some(i) => i as u32,
-            None => {
-                list.push(v.clone());
-                (list.len() - 1) as u32
-            }
-        }
-    }
     let mut base: HashMap<u32, Base> = HashMap::new();
-    let mut rulesets: Vec<Option<String>> = Vec::new();
-    let mut drivers: Vec<String> = Vec::new();
     let bshown = args.base.display().to_string();
     let mut base_run = OneRun::new(ONE_DRIVER);
     for_each_record(&args.base, |line, rec| {
@@ -967,8 +952,6 @@ pub fn run_compare(args: &CompareArgs) -> Result<()> {
         base_run.check(&bshown, line, &rec)?;
         let b = Base {
             score: rec.score,
-            rules: (intern(&mut rulesets, &rec.ruleset), rec.max_moves),
-            driver: intern(&mut drivers, &rec.driver),
             line,
             paired: false,
         };
@@ -981,6 +964,7 @@ pub fn run_compare(args: &CompareArgs) -> Result<()> {
         }
         Ok(())
     })?;
+    let base_run = base_run.reference.map(|(r, _)| r);
     let cshown = args.candidate.display().to_string();
     let mut delta = Dist::integers();
     let (mut wins, mut ties, mut losses, mut unpaired_candidate) = (0u64, 0u64, 0u64, 0u64);
@@ -988,14 +972,14 @@ pub fn run_compare(args: &CompareArgs) -> Result<()> {
     for_each_record(&args.candidate, |line, rec| {
         let seed = record_seed(&rec).map_err(|e| anyhow!("{cshown} line {line}: {e}"))?;
         candidate_run.check(&cshown, line, &rec)?;
-        let Some(b) = base.get_mut(&seed) else {
+        let Some((b, r)) = base.get_mut(&seed).zip(base_run.as_ref()) else {
             unpaired_candidate += 1;
             return Ok(());
         };
         if b.paired {
             bail!("{cshown} line {line}: seed {} appears twice", rec.seed);
         }
-        let base_driver = &drivers[b.driver as usize];
+        let base_driver = &r.driver;
         if *base_driver != rec.driver {
             // The driver makes the game: one seed is two different games.
             bail!(
@@ -1009,7 +993,7 @@ pub fn run_compare(args: &CompareArgs) -> Result<()> {
             );
         }
         let show = |o: &Option<String>| o.clone().unwrap_or_else(|| "(absent)".into());
-        let base_ruleset = &rulesets[b.rules.0 as usize];
+        let base_ruleset = &r.ruleset;
         if *base_ruleset != rec.ruleset {
             bail!(
                 "{cshown} line {line}: seed {} has ruleset {} but {bshown} line {} has {}: not comparable",
@@ -1019,14 +1003,14 @@ pub fn run_compare(args: &CompareArgs) -> Result<()> {
                 show(base_ruleset)
             );
         }
-        if b.rules.1 != rec.max_moves {
+        if r.max_moves != rec.max_moves {
             let m = |o: Option<u32>| o.map_or_else(|| "(absent)".into(), |v| v.to_string());
             bail!(
                 "{cshown} line {line}: seed {} has maxMoves {} but {bshown} line {} has {}: not comparable",
                 rec.seed,
                 m(rec.max_moves),
                 b.line,
-                m(b.rules.1)
+                m(r.max_moves)
             );
         }
         b.paired = true;
