@@ -186,7 +186,13 @@ fn shards_and_threads_give_the_single_run() {
     );
     fails(
         &["merge", s(&out), s(&p(1)), s(&p(2)), s(&p(2)), s(&p(3))],
-        &["overlapping"],
+        &["is given twice"],
+    );
+    let copy = dir.join("s3-2-copy.jsonl");
+    std::fs::copy(p(2), &copy).unwrap();
+    fails(
+        &["merge", s(&out), s(&p(1)), s(&p(2)), s(&copy), s(&p(3))],
+        &["both shard 2/3", "overlapping"],
     );
     let other = dir.join("other.jsonl");
     ok(&[

@@ -91,9 +91,21 @@ fn rise_and_next_errors_name_the_flags() {
         &["decide", "--board", "123", "--next", "3", "--rise", "3"],
         &["--board: board must have 49 characters, got 3"],
     );
-    // A negative number reaches the flag's own error, not "unexpected argument".
-    let err = usage_error(&["decide", "--board", BOARD, "--next", "3", "--rise", "-1"]);
-    assert!(err.contains("'--rise <R>'") && err.contains("-1"), "{err}");
+    // A negative number gets the flag's own range error (exit 1, as 0
+    // does), not "unexpected argument" or a parse error.
+    fails(
+        &["decide", "--board", BOARD, "--next", "3", "--rise", "-1"],
+        &["--rise", "must be 1-5", "got -1"],
+    );
+    fails(
+        &["decide", "--board", BOARD, "--next", "-2", "--rise", "3"],
+        &["--next must be 1-7, got -2"],
+    );
+    // A negative seed is a bad seed, not an unknown flag.
+    fails(
+        &["play", "--games", "1", "--seed-start", "-1"],
+        &["--seed-start", "invalid seed \"-1\""],
+    );
 }
 
 #[test]
@@ -497,4 +509,90 @@ fn a_play_that_cannot_start_leaves_no_file() {
         &["--threads must be at least 1"],
     );
     assert!(!out3.exists() && !trace3.exists());
+}
+
+#[test]
+fn small_messages_say_what_happened() {
+    let dir = scratch("small");
+    // merge: a shard given twice is named as such, not as two shards
+    // overlapping.
+    let shard = dir.join("shard1.jsonl");
+    ok(&["play", "--games", "4", "--shard", "1/2", "--out", s(&shard)]);
+    let merged = dir.join("merged.jsonl");
+    let err = fails(
+        &["merge", s(&merged), s(&shard), s(&shard)],
+        &[s(&shard), "is given twice", "merged once"],
+    );
+    assert!(!err.contains("overlapping"), "{err}");
+    assert!(!merged.exists());
+    // A record file of blank lines: the blank line is named, not a JSON error.
+    let blank = dir.join("blank.jsonl");
+    std::fs::write(&blank, "\n\n").unwrap();
+    fails(
+        &["summary", s(&blank)],
+        &[s(&blank), "line 1", "a blank line"],
+    );
+    // --resume of a complete file: no "threads 0".
+    let done = dir.join("done.jsonl");
+    ok(&["play", "--games", "3", "--out", s(&done)]);
+    let out = ok(&["play", "--games", "3", "--out", s(&done), "--resume"]);
+    assert!(out.contains("threads    none"), "{out}");
+    assert!(!out.contains("threads    0"), "{out}");
+    // A budget too small with --board names --board, not a stdin line.
+    let o = drop7(&[
+        "decide",
+        "--board",
+        BOARD,
+        "--next",
+        "3",
+        "--rise",
+        "5",
+        "--depth",
+        "2",
+        "--max-work",
+        "0",
+    ]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    assert!(err.contains("warning: --board: --max-work 0"), "{err}");
+    assert!(!err.contains("line 1"), "{err}");
+    // ms in whole microseconds (at most 3 decimals).
+    let out = ok(&[
+        "decide", "--board", BOARD, "--next", "3", "--rise", "5", "--depth", "2",
+    ]);
+    let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    let ms = v["ms"].to_string();
+    assert!(ms.split('.').nth(1).is_none_or(|d| d.len() <= 3), "{ms}");
+    // --table and --max-work of a policy that does not search: a note.
+    let o = drop7(&[
+        "play",
+        "--games",
+        "1",
+        "--policy",
+        "center",
+        "--table",
+        "none",
+        "--max-work",
+        "9",
+    ]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    for flag in ["--table", "--max-work"] {
+        assert!(
+            err.contains(&format!(
+                "note: {flag} applies to fair policies only: ignored for center"
+            )),
+            "{err}"
+        );
+    }
+    let o = drop7(&[
+        "play",
+        "--games",
+        "1",
+        "--policy",
+        "fair:d1s1",
+        "--table",
+        "none",
+    ]);
+    assert!(!String::from_utf8_lossy(&o.stderr).contains("note:"));
 }

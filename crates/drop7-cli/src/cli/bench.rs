@@ -121,7 +121,12 @@ pub struct BenchArgs {
     #[arg(long, value_name = "R")]
     repeats: Option<u32>,
     /// Engine: first seed of the workload.
-    #[arg(long, default_value = "0xA5270000", value_name = "SEED")]
+    #[arg(
+        long,
+        default_value = "0xA5270000",
+        value_name = "SEED",
+        allow_negative_numbers = true
+    )]
     seed_start: String,
     /// Leaf: JSON lines (optionally gzipped) of `{board, next, movesRemaining, gameOver}`
     /// states [default: testdata/leaf.jsonl.gz of the crate].

@@ -51,6 +51,11 @@ fn for_each_record_or_none(
                 "{shown} line {line}: incomplete last record (no newline): an interrupted run? finish it with play --resume"
             );
         }
+        if text.trim().is_empty() {
+            bail!(
+                "{shown} line {line}: a blank line, not a game record (a record file has one JSON record on every line)"
+            );
+        }
         let rec = parse_record_line(text).map_err(|e| anyhow!("{shown} line {line}: {e}"))?;
         f(line, rec)?;
     }
@@ -233,6 +238,8 @@ struct ShardFile {
 pub fn run_merge(args: &MergeArgs) -> Result<()> {
     output_target("", &args.out)?;
     refuse_existing(&args.out, args.force)?;
+    let given: Vec<&Path> = args.shards.iter().map(PathBuf::as_path).collect();
+    refuse_given_twice(&given, "each shard is merged once")?;
     let mut reference: Option<(GameRecord, String)> = None;
     let mut total_shards: Option<u64> = None;
     let mut files: Vec<ShardFile> = Vec::new();

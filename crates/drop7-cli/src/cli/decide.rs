@@ -61,7 +61,7 @@ pub struct DecideArgs {
         requires = "board",
         allow_negative_numbers = true
     )]
-    pub next: Option<u64>,
+    pub next: Option<i64>,
     /// …and the moves remaining before the rise (1-5).
     #[arg(
         long,
@@ -69,7 +69,7 @@ pub struct DecideArgs {
         requires = "board",
         allow_negative_numbers = true
     )]
-    pub rise: Option<u64>,
+    pub rise: Option<i64>,
     /// Search implementation: fast, or the plain reference oracle (slow; its
     /// table is the strict LRU, so --table must be none or lru:C).
     #[arg(long, default_value = "fast", value_name = "IMPL")]
@@ -187,13 +187,17 @@ fn big_work_warning(args: &DecideArgs, bound: u64, shown: bool) -> String {
 
 /// The root of `--board B --next N --rise R`; an error names the flag at
 /// fault (not the JSON key of a stdin line, such as `movesRemaining`).
-fn root_from_flags(board: &str, next: u64, rise: u64) -> Result<Position> {
+/// A negative number gets the same range error as 0 (not a parse error).
+fn root_from_flags(board: &str, next_given: i64, rise_given: i64) -> Result<Position> {
+    let next_range = |n| anyhow::anyhow!("--next must be 1-7, got {n}");
+    let rise_range =
+        |r| anyhow::anyhow!("--rise (the moves remaining before the rise) must be 1-5, got {r}");
+    let next = u64::try_from(next_given).map_err(|_| next_range(next_given))?;
+    let rise = u64::try_from(rise_given).map_err(|_| rise_range(rise_given))?;
     position_from_parts(board, next, rise, false).map_err(|e| match e {
         RootError::Board(b) => anyhow::anyhow!("--board: {b}"),
-        RootError::Next(n) => anyhow::anyhow!("--next must be 1-7, got {n}"),
-        RootError::MovesRemaining(r) => {
-            anyhow::anyhow!("--rise (the moves remaining before the rise) must be 1-5, got {r}")
-        }
+        RootError::Next(_) => next_range(next_given),
+        RootError::MovesRemaining(_) => rise_range(rise_given),
         other => anyhow::anyhow!("--board/--next/--rise: {other}"),
     })
 }
@@ -205,23 +209,20 @@ struct Report {
     progress: Option<(Arc<SearchProgress>, u64)>,
 }
 
-fn decide_json<D: Decide>(
-    d: &mut D,
-    pos: &Position,
-    line: usize,
-    report: &Report,
-) -> Result<String> {
+/// `at` names the root in messages: `line N` of stdin, or `--board`.
+fn decide_json<D: Decide>(d: &mut D, pos: &Position, at: &str, report: &Report) -> Result<String> {
     let t0 = Instant::now();
     let decision = match &report.progress {
-        Some((p, bound)) => with_progress(p, *bound, line, || d.decide_position(pos)),
+        Some((p, bound)) => with_progress(p, *bound, at, || d.decide_position(pos)),
         None => d.decide_position(pos),
     };
-    let ms = t0.elapsed().as_secs_f64() * 1e3;
+    // Whole microseconds: the clock's noise below that is not a figure.
+    let ms = (t0.elapsed().as_secs_f64() * 1e6).round() / 1e3;
     // A root with no legal column has no iteration to complete (search.md §4:
     // action null, values null, depth 0): nothing to warn about.
     if decision.completed_depth == 0 && !pos.game_over && pos.board.legal_mask() != 0 {
         eprintln!(
-            "warning: line {line}: --max-work {} let no iteration complete: the action is \
+            "warning: {at}: --max-work {} let no iteration complete: the action is \
              the fallback (first legal column of 3,2,4,1,5,0,6), values are null",
             report.max_work
         );
@@ -231,7 +232,7 @@ fn decide_json<D: Decide>(
 
 /// Runs `f` while a progress bar on stderr (hidden when stderr is not a
 /// terminal) shows the work done against the bound.
-fn with_progress<T>(p: &SearchProgress, bound: u64, line: usize, f: impl FnOnce() -> T) -> T {
+fn with_progress<T>(p: &SearchProgress, bound: u64, at: &str, f: impl FnOnce() -> T) -> T {
     p.work.store(0, Ordering::Relaxed);
     let done = AtomicBool::new(false);
     std::thread::scope(|scope| {
@@ -243,10 +244,7 @@ fn with_progress<T>(p: &SearchProgress, bound: u64, line: usize, f: impl FnOnce(
                 .expect("a valid template"),
             );
             while !done.load(Ordering::Relaxed) {
-                bar.set_message(format!(
-                    "line {line}: depth {}",
-                    p.depth.load(Ordering::Relaxed)
-                ));
+                bar.set_message(format!("{at}: depth {}", p.depth.load(Ordering::Relaxed)));
                 bar.set_position(p.work.load(Ordering::Relaxed));
                 std::thread::park_timeout(Duration::from_millis(100));
             }
@@ -263,14 +261,14 @@ fn with_progress<T>(p: &SearchProgress, bound: u64, line: usize, f: impl FnOnce(
 fn answer<D: Decide>(d: &mut D, single: Option<Position>, report: Report) -> Result<bool> {
     let mut out = BufWriter::new(io::stdout().lock());
     if let Some(pos) = single {
-        writeln!(out, "{}", decide_json(d, &pos, 1, &report)?).context(STDOUT)?;
+        writeln!(out, "{}", decide_json(d, &pos, "--board", &report)?).context(STDOUT)?;
         out.flush().context(STDOUT)?;
         return Ok(true);
     }
     stdin_hint("decide");
     for_each_line(&mut out, |number, line| {
         let pos = parse_root_line(line).map_err(|e| e.to_string())?;
-        decide_json(d, &pos, number, &report).map_err(|e| e.to_string())
+        decide_json(d, &pos, &format!("line {number}"), &report).map_err(|e| e.to_string())
     })
 }
 
@@ -415,6 +413,12 @@ mod tests {
             "--rise (the moves remaining before the rise) must be 1-5, got 0"
         );
         assert_eq!(e(B, 0, 5), "--next must be 1-7, got 0");
+        // Negative numbers: the same range errors (exit 1), not parse errors.
+        assert_eq!(e(B, -1, 5), "--next must be 1-7, got -1");
+        assert_eq!(
+            e(B, 3, -1),
+            "--rise (the moves remaining before the rise) must be 1-5, got -1"
+        );
         assert_eq!(
             e("123", 3, 5),
             "--board: board must have 49 characters, got 3"

@@ -888,11 +888,11 @@ fn print_summary(
     } else {
         String::new()
     };
-    writeln!(
-        o,
-        "threads    {}{split}",
-        if cfg.games == 0 { 0 } else { run.threads }
-    )?;
+    if cfg.games == 0 {
+        writeln!(o, "threads    none (no game was left to play)")?;
+    } else {
+        writeln!(o, "threads    {}{split}", run.threads)?;
+    }
     writeln!(
         o,
         "engine     {} (gravity {})",

@@ -36,7 +36,12 @@ pub struct ShowArgs {
     #[arg(value_name = "TAPE")]
     tape: Option<PathBuf>,
     /// Play and show the game of this seed (decimal or 0x hex).
-    #[arg(long, value_name = "SEED", conflicts_with = "tape")]
+    #[arg(
+        long,
+        value_name = "SEED",
+        conflicts_with = "tape",
+        allow_negative_numbers = true
+    )]
     seed: Option<String>,
     /// Policy of a played game: center, random, greedy, fair, fair:dDsS or d7p:"COMMAND".
     #[arg(long, default_value = "center", value_name = "POLICY")]

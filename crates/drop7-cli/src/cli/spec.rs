@@ -162,7 +162,12 @@ pub struct GameArgs {
     #[arg(long, default_value = "headless", value_name = "DRIVER")]
     pub driver: String,
     /// First game seed, decimal or 0x hex; game i has seed start+i (mod 2^32).
-    #[arg(long, default_value = "1", value_name = "SEED")]
+    #[arg(
+        long,
+        default_value = "1",
+        value_name = "SEED",
+        allow_negative_numbers = true
+    )]
     pub seed_start: String,
     /// Move cap per game (a game reaching it is censored).
     #[arg(long, default_value_t = 2000, value_name = "M")]
@@ -235,6 +240,18 @@ impl GameArgs {
         };
         if let (PolicySpec::Fair(fair), Some(max_work)) = (policy, self.max_work) {
             warn_small_budget(fair, max_work);
+        }
+        if !matches!(policy, PolicySpec::Fair(_)) {
+            let given = [
+                ("--table", self.table.is_some()),
+                ("--max-work", self.max_work.is_some()),
+            ];
+            for (flag, _) in given.iter().filter(|(_, g)| *g) {
+                eprintln!(
+                    "note: {flag} applies to fair policies only: ignored for {} (not in its records)",
+                    self.policy
+                );
+            }
         }
         Ok(GameSetup {
             policy,
