@@ -337,3 +337,47 @@ fn gravity_choice_on_this_cpu() {
     assert!(portable.status.success() && auto.status.success());
     assert_eq!(portable.stdout, auto.stdout);
 }
+
+/// An input line's `"id"` (any JSON value) is copied into its answer, first,
+/// for decide and leaf, errors included; lines without one are unchanged.
+#[test]
+fn answers_carry_the_input_id() {
+    const B: &str = "0000000000000000000000000000000000000000008888888";
+    let input = format!(
+        "{{\"id\":\"a\",\"board\":\"{B}\",\"next\":4,\"movesRemaining\":5}}\n\
+         \n\
+         {{\"board\":\"{B}\",\"next\":9,\"movesRemaining\":5,\"id\":{{\"k\":[1,2]}}}}\n\
+         {ROOT}\n\
+         {{\"id\":7,\"board\":\"{B}\"\n"
+    );
+    for command in ["decide", "leaf"] {
+        let args: &[&str] = if command == "decide" {
+            &["decide", "--depth", "1"]
+        } else {
+            &["leaf"]
+        };
+        let o = run_with_input(args, input.as_bytes());
+        assert_eq!(o.status.code(), Some(1), "{command}: {}", text(&o.stderr));
+        let out = text(&o.stdout);
+        let l: Vec<&str> = out.lines().collect();
+        assert_eq!(l.len(), 4, "{command}: {out}");
+        assert!(l[0].starts_with(r#"{"id":"a","#), "{command}: {}", l[0]);
+        assert!(
+            l[1].starts_with(r#"{"id":{"k":[1,2]},"line":3,"error":"#),
+            "{command}: {}",
+            l[1]
+        );
+        assert!(!l[2].contains("\"id\""), "{command}: {}", l[2]);
+        // Not valid JSON: no id to copy.
+        assert!(
+            l[3].starts_with(r#"{"line":5,"error":"#),
+            "{command}: {}",
+            l[3]
+        );
+        let v = lines(&o);
+        assert_eq!(v[0]["id"], "a");
+        if command == "decide" {
+            assert_eq!(v[0]["completedDepth"], 1);
+        }
+    }
+}

@@ -101,6 +101,18 @@ fn rise_and_next_errors_name_the_flags() {
         &["decide", "--board", BOARD, "--next", "-2", "--rise", "3"],
         &["--next must be 1-7, got -2"],
     );
+    fails(
+        &[
+            "decide",
+            "--board",
+            BOARD,
+            "--next",
+            "9223372036854775808",
+            "--rise",
+            "3",
+        ],
+        &["--next must be 1-7, got 9223372036854775808"],
+    );
     // A negative seed is a bad seed, not an unknown flag.
     fails(
         &["play", "--games", "1", "--seed-start", "-1"],
@@ -111,10 +123,7 @@ fn rise_and_next_errors_name_the_flags() {
 #[test]
 fn usage_errors_point_to_the_help_once() {
     for (args, help) in [
-        (
-            vec!["decide", "--board", BOARD, "--next", "1", "--rise", "x"],
-            "(see drop7 decide --help)",
-        ),
+        (vec!["decide", "--depth", "x"], "(see drop7 decide --help)"),
         (vec!["play", "--games"], "(see drop7 play --help)"),
         (vec!["play", "--bogus"], "(see drop7 play --help)"),
         (vec!["compare", "a.jsonl"], "(see drop7 compare --help)"),
@@ -414,10 +423,7 @@ fn compare_refuses_a_mixed_file_and_a_file_twice() {
 
     let dotted = dir.join(".").join("c.jsonl");
     for second in [&c, &dotted] {
-        fails(
-            &["compare", s(&c), s(second)],
-            &["is given twice (also as", "c.jsonl"],
-        );
+        fails(&["compare", s(&c), s(second)], &["c.jsonl is given twice"]);
     }
     let link = dir.join("link.jsonl");
     std::os::unix::fs::symlink(&c, &link).unwrap();
@@ -521,7 +527,7 @@ fn small_messages_say_what_happened() {
     let merged = dir.join("merged.jsonl");
     let err = fails(
         &["merge", s(&merged), s(&shard), s(&shard)],
-        &[s(&shard), "is given twice", "merged once"],
+        &[s(&shard), "is given twice: each shard is merged once"],
     );
     assert!(!err.contains("overlapping"), "{err}");
     assert!(!merged.exists());
@@ -536,7 +542,17 @@ fn small_messages_say_what_happened() {
     let done = dir.join("done.jsonl");
     ok(&["play", "--games", "3", "--out", s(&done)]);
     let out = ok(&["play", "--games", "3", "--out", s(&done), "--resume"]);
-    assert!(out.contains("threads    none"), "{out}");
+    assert!(out.contains("threads    none (no game to play)"), "{out}");
+    // A blank line in the file to resume: named, nothing changed.
+    let before = std::fs::read(&done).unwrap();
+    let mut with_blank = before.clone();
+    with_blank.extend_from_slice(b"\n");
+    std::fs::write(&done, &with_blank).unwrap();
+    fails(
+        &["play", "--games", "3", "--out", s(&done), "--resume"],
+        &["line 4: a blank line", "not resuming"],
+    );
+    assert_eq!(std::fs::read(&done).unwrap(), with_blank);
     assert!(!out.contains("threads    0"), "{out}");
     // A budget too small with --board names --board, not a stdin line.
     let o = drop7(&[

@@ -649,6 +649,9 @@ fn refuse_given_twice(files: &[&Path], why: &str) -> Result<()> {
             _ => files[j] == *path,
         };
         if let Some(j) = (0..k).find(|&j| same(j)) {
+            if files[j].as_os_str() == path.as_os_str() {
+                bail!("{} is given twice: {why}", path.display());
+            }
             bail!(
                 "{} is given twice (also as {}): {why}",
                 path.display(),

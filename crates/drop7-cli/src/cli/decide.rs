@@ -61,7 +61,7 @@ pub struct DecideArgs {
         requires = "board",
         allow_negative_numbers = true
     )]
-    pub next: Option<i64>,
+    pub next: Option<String>,
     /// …and the moves remaining before the rise (1-5).
     #[arg(
         long,
@@ -69,7 +69,7 @@ pub struct DecideArgs {
         requires = "board",
         allow_negative_numbers = true
     )]
-    pub rise: Option<i64>,
+    pub rise: Option<String>,
     /// Search implementation: fast, or the plain reference oracle (slow; its
     /// table is the strict LRU, so --table must be none or lru:C).
     #[arg(long, default_value = "fast", value_name = "IMPL")]
@@ -116,8 +116,8 @@ pub fn run(args: &DecideArgs) -> Result<bool> {
     let single = match &args.board {
         Some(b) => Some(root_from_flags(
             b,
-            args.next.unwrap_or(0),
-            args.rise.unwrap_or(0),
+            args.next.as_deref().unwrap_or(""),
+            args.rise.as_deref().unwrap_or(""),
         )?),
         None => None,
     };
@@ -186,18 +186,22 @@ fn big_work_warning(args: &DecideArgs, bound: u64, shown: bool) -> String {
 }
 
 /// The root of `--board B --next N --rise R`; an error names the flag at
-/// fault (not the JSON key of a stdin line, such as `movesRemaining`).
-/// A negative number gets the same range error as 0 (not a parse error).
-fn root_from_flags(board: &str, next_given: i64, rise_given: i64) -> Result<Position> {
-    let next_range = |n| anyhow::anyhow!("--next must be 1-7, got {n}");
-    let rise_range =
-        |r| anyhow::anyhow!("--rise (the moves remaining before the rise) must be 1-5, got {r}");
-    let next = u64::try_from(next_given).map_err(|_| next_range(next_given))?;
-    let rise = u64::try_from(rise_given).map_err(|_| rise_range(rise_given))?;
+/// fault (not the JSON key of a stdin line, such as `movesRemaining`). Any
+/// text that is not a number in range (negative, too large for any integer
+/// type, not a number) gets the flag's range error, exit 1, as 0 does.
+fn root_from_flags(board: &str, next_given: &str, rise_given: &str) -> Result<Position> {
+    let next_range = || anyhow::anyhow!("--next must be 1-7, got {next_given}");
+    let rise_range = || {
+        anyhow::anyhow!(
+            "--rise (the moves remaining before the rise) must be 1-5, got {rise_given}"
+        )
+    };
+    let next: u64 = next_given.trim().parse().map_err(|_| next_range())?;
+    let rise: u64 = rise_given.trim().parse().map_err(|_| rise_range())?;
     position_from_parts(board, next, rise, false).map_err(|e| match e {
         RootError::Board(b) => anyhow::anyhow!("--board: {b}"),
-        RootError::Next(_) => next_range(next_given),
-        RootError::MovesRemaining(_) => rise_range(rise_given),
+        RootError::Next(_) => next_range(),
+        RootError::MovesRemaining(_) => rise_range(),
         other => anyhow::anyhow!("--board/--next/--rise: {other}"),
     })
 }
@@ -295,6 +299,7 @@ fn for_each_line(
     let mut ok = true;
     let mut lines = LineReader::new(io::stdin().lock());
     while let Some(line) = lines.next_line().context("reading stdin")? {
+        let id = line.text.as_deref().ok().and_then(input_id);
         let answer = match &line.text {
             Ok(text) if text.trim().is_empty() => continue,
             Ok(text) => f(line.number, text),
@@ -303,21 +308,37 @@ fn for_each_line(
             )),
             Err(e) => Err(e.to_string()),
         };
-        match answer {
-            Ok(json) => writeln!(out, "{json}").context(STDOUT)?,
+        let json = match answer {
+            Ok(json) => json,
             Err(error) => {
                 ok = false;
                 let err = LineError {
                     line: line.number,
                     error,
                 };
-                writeln!(out, "{}", serde_json::to_string(&err)?).context(STDOUT)?;
+                serde_json::to_string(&err)?
             }
+        };
+        match id {
+            // `json` is an object with at least one key: `{"id":…,` + the rest.
+            Some(id) => writeln!(out, "{{\"id\":{id},{}", &json[1..]),
+            None => writeln!(out, "{json}"),
         }
+        .context(STDOUT)?;
         out.flush().context(STDOUT)?;
     }
     out.flush().context(STDOUT)?;
     Ok(ok)
+}
+
+/// The `"id"` of an input line that is a JSON object with one, as compact
+/// JSON (any value), to be copied into the line's answer.
+fn input_id(text: &str) -> Option<String> {
+    if !text.contains("\"id\"") {
+        return None;
+    }
+    let v: serde_json::Value = serde_json::from_str(text).ok()?;
+    v.get("id").map(serde_json::Value::to_string)
 }
 
 /// Options of `drop7 leaf` (none: it reads stdin).
@@ -403,7 +424,11 @@ mod tests {
     #[test]
     fn root_flag_errors_name_the_flag() {
         const B: &str = "0000000000000000000000000000000000000000008888888";
-        let e = |b: &str, n, r| root_from_flags(b, n, r).unwrap_err().to_string();
+        let e = |b: &str, n: i128, r: i128| {
+            root_from_flags(b, &n.to_string(), &r.to_string())
+                .unwrap_err()
+                .to_string()
+        };
         assert_eq!(
             e(B, 3, 9),
             "--rise (the moves remaining before the rise) must be 1-5, got 9"
@@ -423,6 +448,15 @@ mod tests {
             e("123", 3, 5),
             "--board: board must have 49 characters, got 3"
         );
-        assert!(root_from_flags(B, 3, 5).is_ok());
+        // Beyond any u64, and not a number: the same range errors.
+        assert_eq!(
+            e(B, 1 << 64, 5),
+            "--next must be 1-7, got 18446744073709551616"
+        );
+        assert_eq!(
+            root_from_flags(B, "3", "x").unwrap_err().to_string(),
+            "--rise (the moves remaining before the rise) must be 1-5, got x"
+        );
+        assert!(root_from_flags(B, "3", "5").is_ok());
     }
 }

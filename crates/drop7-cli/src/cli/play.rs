@@ -755,6 +755,11 @@ fn open_out(
         let index = kept.stats.games;
         let line = index + 1;
         let text = l.text().unwrap_or("");
+        if text.trim().is_empty() {
+            bail!(
+                "--out {shown} line {line}: a blank line, not a game record; not resuming (nothing was changed)"
+            );
+        }
         let rec = match parse_record_line(text) {
             Ok(r) => r,
             Err(e) => bail!("--out {shown} line {line}: {e}; not resuming (nothing was changed)"),
@@ -889,7 +894,7 @@ fn print_summary(
         String::new()
     };
     if cfg.games == 0 {
-        writeln!(o, "threads    none (no game was left to play)")?;
+        writeln!(o, "threads    none (no game to play)")?;
     } else {
         writeln!(o, "threads    {}{split}", run.threads)?;
     }

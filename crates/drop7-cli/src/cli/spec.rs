@@ -248,7 +248,7 @@ impl GameArgs {
             ];
             for (flag, _) in given.iter().filter(|(_, g)| *g) {
                 eprintln!(
-                    "note: {flag} applies to fair policies only: ignored for {} (not in its records)",
+                    "note: {flag} applies to fair policies only: ignored for {}",
                     self.policy
                 );
             }

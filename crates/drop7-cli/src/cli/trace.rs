@@ -454,6 +454,12 @@ pub mod file {
     }
 
     fn parse_line(path: &Path, buf: &[u8]) -> Result<TraceRecord> {
+        if buf.trim_ascii().is_empty() {
+            anyhow::bail!(
+                "--trace {}: a blank line, not a trace line; not resuming (nothing was changed)",
+                path.display()
+            );
+        }
         serde_json::from_slice::<TraceRecord>(buf).map_err(|e| {
             anyhow::anyhow!(
                 "--trace {}: not a trace line ({e}); not resuming (nothing was changed)",
