@@ -118,6 +118,20 @@ fn rise_and_next_errors_name_the_flags() {
         &["play", "--games", "1", "--seed-start", "-1"],
         &["--seed-start", "invalid seed \"-1\""],
     );
+    // Any other numeric flag: a negative number is that flag's invalid
+    // value (a usage error), not an unknown argument with a `-- -1` tip.
+    for args in [
+        vec!["decide", "--depth", "-1"],
+        vec!["play", "--games", "-1"],
+        vec!["play", "--max-moves", "-3"],
+        vec!["summary", "x.jsonl", "--bootstrap-seed", "-1"],
+        vec!["compare", "a.jsonl", "b.jsonl", "--resamples", "-5"],
+    ] {
+        let err = usage_error(&args);
+        assert!(err.contains("invalid value '-"), "{args:?}: {err}");
+        assert!(!err.contains("unexpected argument"), "{args:?}: {err}");
+        assert!(!err.contains("'-- "), "{args:?}: {err}");
+    }
 }
 
 #[test]

@@ -111,14 +111,14 @@ pub struct BenchArgs {
     #[arg(long)]
     quick: bool,
     /// Engine: games per packed arm and per thread-scaling run [default: 262144; 4096 with --quick].
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", allow_negative_numbers = true)]
     games: Option<u64>,
     /// Engine: games of the (slow) reference arm, the first N of the same
     /// seeds [default: 16384; 1024 with --quick].
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", allow_negative_numbers = true)]
     reference_games: Option<u64>,
     /// Engine and leaf: runs per arm; the median (by time) is reported [default: 3; 1 with --quick].
-    #[arg(long, value_name = "R")]
+    #[arg(long, value_name = "R", allow_negative_numbers = true)]
     repeats: Option<u32>,
     /// Engine: first seed of the workload.
     #[arg(
@@ -134,20 +134,20 @@ pub struct BenchArgs {
     leaf_file: Option<PathBuf>,
     /// Leaf: target seconds of one timed run of an arm (whole passes over the
     /// states) [default: 0.5; 0.01 with --quick].
-    #[arg(long, value_name = "SECONDS")]
+    #[arg(long, value_name = "SECONDS", allow_negative_numbers = true)]
     leaf_seconds: Option<f64>,
     /// Search: roots file, lines `s <board49> <next> <movesRemaining> <level> <gameOver>`
     /// [default: testdata/bench-roots-105.txt of the crate].
     #[arg(long, value_name = "FILE")]
     roots_file: Option<PathBuf>,
     /// Search: d4s7 roots (the first N of the file) [default: 21; 2 with --quick].
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", allow_negative_numbers = true)]
     search_roots: Option<usize>,
     /// Search: d4s7 roots of the table-less arm (about 4x slower) [default: 3; 1 with --quick].
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", allow_negative_numbers = true)]
     search_roots_none: Option<usize>,
     /// Search: d4s7 roots of the plain reference search [default: 3; 1 with --quick].
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", allow_negative_numbers = true)]
     reference_roots: Option<usize>,
     /// Search: d3s7 roots [default: 105 (all); 10 with --quick].
     #[arg(long, value_name = "N")]
@@ -163,7 +163,7 @@ pub struct BenchArgs {
     #[arg(long, value_name = "PATH")]
     gravity: Option<String>,
     /// Cohort: games (seeds from 0xA52E1300) [default: 8; 2 with --quick].
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", allow_negative_numbers = true)]
     cohort_games: Option<u64>,
     /// Cohort: fair policy [default: fair:d4s7; fair:d2s5 with --quick].
     #[arg(long, value_name = "POLICY")]

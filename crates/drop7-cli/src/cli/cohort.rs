@@ -576,10 +576,15 @@ pub struct SummaryArgs {
     #[arg(long)]
     json: bool,
     /// Bootstrap resamples for the 95 % confidence interval of the mean score.
-    #[arg(long, default_value_t = 2000, value_name = "B")]
+    #[arg(
+        long,
+        default_value_t = 2000,
+        value_name = "B",
+        allow_negative_numbers = true
+    )]
     resamples: u32,
     /// Seed of the bootstrap's random streams (fixed: results are reproducible).
-    #[arg(long, default_value_t = BOOTSTRAP_SEED, value_name = "SEED")]
+    #[arg(long, default_value_t = BOOTSTRAP_SEED, value_name = "SEED", allow_negative_numbers = true)]
     bootstrap_seed: u64,
     /// Also draw the score distribution (ECDF) as an SVG picture.
     #[arg(long, value_name = "FILE.svg")]
@@ -922,10 +927,15 @@ pub struct CompareArgs {
     #[arg(long)]
     json: bool,
     /// Bootstrap resamples for the one-sided 95 % lower bound on the mean delta.
-    #[arg(long, default_value_t = 10_000, value_name = "B")]
+    #[arg(
+        long,
+        default_value_t = 10_000,
+        value_name = "B",
+        allow_negative_numbers = true
+    )]
     resamples: u32,
     /// Seed of the bootstrap's random streams (fixed: results are reproducible).
-    #[arg(long, default_value_t = BOOTSTRAP_SEED, value_name = "SEED")]
+    #[arg(long, default_value_t = BOOTSTRAP_SEED, value_name = "SEED", allow_negative_numbers = true)]
     bootstrap_seed: u64,
     /// Also draw the paired deltas, sorted, with the bound and the floor, as an SVG picture.
     #[arg(long, value_name = "FILE.svg")]

@@ -54,7 +54,7 @@ pub struct D7pArgs {
     #[arg(long, default_value = "sa:65536:4", value_name = "TABLE")]
     pub table: String,
     /// Work budget per decision of a fair policy [default: W(D,S)+1, never binds].
-    #[arg(long, value_name = "W")]
+    #[arg(long, value_name = "W", allow_negative_numbers = true)]
     pub max_work: Option<u64>,
     /// Gravity path of the search: auto, bmi2 or portable [default: $DROP7_GRAVITY, else auto].
     #[arg(long, value_name = "PATH")]
@@ -62,7 +62,12 @@ pub struct D7pArgs {
     /// Threads splitting each decision of a fair policy: the same bestmove
     /// and `info depth` values as one thread; the threads share one table,
     /// and with a table the `work` of `info depth` lines differs (README).
-    #[arg(long, default_value_t = 1, value_name = "N")]
+    #[arg(
+        long,
+        default_value_t = 1,
+        value_name = "N",
+        allow_negative_numbers = true
+    )]
     pub threads: usize,
 }
 

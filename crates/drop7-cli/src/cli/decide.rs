@@ -37,10 +37,20 @@ pub const BIG_WORK: u64 = 100_000_000;
     echo '{\"board\":\"0000000000000000000000000000000000000000000000000\",\"next\":3,\"movesRemaining\":5}' | drop7 decide --depth 2")]
 pub struct DecideArgs {
     /// Search depth D (1-8): moves of look-ahead.
-    #[arg(long, default_value_t = 4, value_name = "D")]
+    #[arg(
+        long,
+        default_value_t = 4,
+        value_name = "D",
+        allow_negative_numbers = true
+    )]
     pub depth: u32,
     /// Strata S (1-32): samples per chance node.
-    #[arg(long, default_value_t = 5, value_name = "S")]
+    #[arg(
+        long,
+        default_value_t = 5,
+        value_name = "S",
+        allow_negative_numbers = true
+    )]
     pub strata: u32,
     /// Transposition table: none, lru:C (reference semantics), dm:N or sa:N[:W]
     /// (N entries, a power of two; W ways, 2 or 4)
@@ -49,7 +59,7 @@ pub struct DecideArgs {
     #[arg(long, value_name = "TABLE")]
     pub table: Option<String>,
     /// Work budget [default: W(D,S)+1, which never binds].
-    #[arg(long, value_name = "W")]
+    #[arg(long, value_name = "W", allow_negative_numbers = true)]
     pub max_work: Option<u64>,
     /// One root from flags instead of stdin: the 49-character board…
     #[arg(long, value_name = "BOARD", requires_all = ["next", "rise"])]
@@ -81,7 +91,12 @@ pub struct DecideArgs {
     /// Threads splitting each decision (fast search only): values, action and
     /// completed depth are those of one thread; the threads share one table
     /// (behind a lock), and with a table the counters differ (README).
-    #[arg(long, default_value_t = 1, value_name = "N")]
+    #[arg(
+        long,
+        default_value_t = 1,
+        value_name = "N",
+        allow_negative_numbers = true
+    )]
     pub threads: usize,
 }
 

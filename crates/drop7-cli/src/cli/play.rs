@@ -36,11 +36,16 @@ pub struct PlayArgs {
     #[command(flatten)]
     game: GameArgs,
     /// Number of games of the whole cohort (consecutive seeds).
-    #[arg(long, default_value_t = 1000, value_name = "N")]
+    #[arg(
+        long,
+        default_value_t = 1000,
+        value_name = "N",
+        allow_negative_numbers = true
+    )]
     games: u64,
     /// Worker threads [default: all cores]; a fair run with fewer games than
     /// threads splits each decision over the spare ones. Results do not depend on it.
-    #[arg(long, value_name = "T")]
+    #[arg(long, value_name = "T", allow_negative_numbers = true)]
     threads: Option<usize>,
     /// Write one JSON line per game (in seed order) to FILE; the file is
     /// locked while the run writes it.

@@ -13,7 +13,12 @@ use clap::Args;
 #[derive(Args, Debug)]
 pub struct ServeArgs {
     /// TCP port on 127.0.0.1 (0 = any free port; the URL printed names it).
-    #[arg(long, default_value_t = 7700, value_name = "P")]
+    #[arg(
+        long,
+        default_value_t = 7700,
+        value_name = "P",
+        allow_negative_numbers = true
+    )]
     pub port: u16,
 }
 

@@ -50,18 +50,33 @@ pub struct ShowArgs {
     #[arg(long, default_value = "headless", value_name = "DRIVER")]
     driver: String,
     /// Move cap of a played game.
-    #[arg(long, default_value_t = 2000, value_name = "M")]
+    #[arg(
+        long,
+        default_value_t = 2000,
+        value_name = "M",
+        allow_negative_numbers = true
+    )]
     max_moves: u32,
     /// Print every frame as plain text and exit (no terminal needed).
     #[arg(long)]
     plain: bool,
     /// Milliseconds per move when playing (space toggles play).
-    #[arg(long, default_value_t = 400, value_name = "MS")]
+    #[arg(
+        long,
+        default_value_t = 400,
+        value_name = "MS",
+        allow_negative_numbers = true
+    )]
     speed: u64,
     /// Milliseconds each animation frame of a move is shown (the disc landing,
     /// each wave's pops and falls, the rise) when stepping forward; 0 turns the
     /// animation off.
-    #[arg(long, default_value_t = 120, value_name = "MS")]
+    #[arg(
+        long,
+        default_value_t = 120,
+        value_name = "MS",
+        allow_negative_numbers = true
+    )]
     wave_ms: u64,
 }
 

@@ -156,7 +156,7 @@ pub struct GameArgs {
     #[arg(long, value_name = "TABLE")]
     pub table: Option<String>,
     /// Work budget per decision of a fair policy [default: W(D,S)+1, never binds].
-    #[arg(long, value_name = "W")]
+    #[arg(long, value_name = "W", allow_negative_numbers = true)]
     pub max_work: Option<u64>,
     /// Randomness driver: headless (per-move seeds) or stream (one stream per game).
     #[arg(long, default_value = "headless", value_name = "DRIVER")]
@@ -170,7 +170,12 @@ pub struct GameArgs {
     )]
     pub seed_start: String,
     /// Move cap per game (a game reaching it is censored).
-    #[arg(long, default_value_t = 2000, value_name = "M")]
+    #[arg(
+        long,
+        default_value_t = 2000,
+        value_name = "M",
+        allow_negative_numbers = true
+    )]
     pub max_moves: u32,
     /// Engine: packed (fast) or reference (plain, slow).
     #[arg(long, default_value = "packed", value_name = "ENGINE")]

@@ -18,7 +18,12 @@ pub struct TraceArgs {
     #[command(flatten)]
     game: GameArgs,
     /// Number of games (consecutive seeds).
-    #[arg(long, default_value_t = 1, value_name = "N")]
+    #[arg(
+        long,
+        default_value_t = 1,
+        value_name = "N",
+        allow_negative_numbers = true
+    )]
     games: u64,
     /// Print the position before each move instead of the move: one root
     /// line `{"seed","move","board","next","movesRemaining"}` per move (the
