@@ -22,6 +22,9 @@ pub const ENGINE_VERSION: &str = concat!("drop7 ", env!("CARGO_PKG_VERSION"));
 /// Why a record line was rejected.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum RecordError {
+    /// An empty or whitespace-only line (a record file has no blank lines).
+    #[error("a blank line, not a game record (a record file has one JSON record on every line)")]
+    Blank,
     /// Not a JSON object with the record's keys and types.
     #[error("not a game record: {0}")]
     Json(String),
@@ -41,12 +44,19 @@ pub enum RecordError {
 /// let r = drop7::records::parse_record_line(r#"{"seed":"0x00000001","policy":"center","driver":"headless","score":7,"moves":3,"levels":1,"clears":0,"reveals":0,"chainMaxDepth":1,"terminalReason":"blocked-rise","censored":false}"#).unwrap();
 /// assert_eq!((r.score, r.moves), (7, 3));
 /// assert!(drop7::records::parse_record_line("{}").is_err());
+/// assert_eq!(
+///     drop7::records::parse_record_line(" \r"),
+///     Err(drop7::records::RecordError::Blank)
+/// );
 /// ```
 ///
 /// # Errors
 /// [`RecordError`] naming the problem (serde's message gives the column).
 pub fn parse_record_line(line: &str) -> Result<GameRecord, RecordError> {
     let line = line.strip_suffix('\r').unwrap_or(line);
+    if line.trim().is_empty() {
+        return Err(RecordError::Blank);
+    }
     let rec: GameRecord =
         serde_json::from_str(line).map_err(|e| RecordError::Json(e.to_string()))?;
     record_seed(&rec)?;

@@ -51,11 +51,6 @@ fn for_each_record_or_none(
                 "{shown} line {line}: incomplete last record (no newline): an interrupted run? finish it with play --resume"
             );
         }
-        if text.trim().is_empty() {
-            bail!(
-                "{shown} line {line}: a blank line, not a game record (a record file has one JSON record on every line)"
-            );
-        }
         let rec = parse_record_line(text).map_err(|e| anyhow!("{shown} line {line}: {e}"))?;
         f(line, rec)?;
     }

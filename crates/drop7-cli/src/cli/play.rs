@@ -759,12 +759,9 @@ fn open_out(
         }
         let index = kept.stats.games;
         let line = index + 1;
-        let text = l.text().unwrap_or("");
-        if text.trim().is_empty() {
-            bail!(
-                "--out {shown} line {line}: a blank line, not a game record; not resuming (nothing was changed)"
-            );
-        }
+        let Some(text) = l.text() else {
+            bail!("--out {shown} line {line}: not UTF-8 text; not resuming (nothing was changed)");
+        };
         let rec = match parse_record_line(text) {
             Ok(r) => r,
             Err(e) => bail!("--out {shown} line {line}: {e}; not resuming (nothing was changed)"),
