@@ -884,3 +884,35 @@ fn d7p_threads_errors() {
         assert_eq!(err.trim(), format!("error: {want}"), "{args:?}");
     }
 }
+
+/// `d7p --table` / `--max-work` with a policy that does not search: a note
+/// each on stderr, and the session is served as without them.
+#[test]
+fn d7p_fair_only_flags_are_noted() {
+    let (code, out, err) = d7p_session(
+        &[
+            "--policy",
+            "center",
+            "--table",
+            "sa:16:2",
+            "--max-work",
+            "5",
+        ],
+        "d7p\nisready\n",
+        Stdio::piped(),
+    );
+    assert_eq!(code, Some(0), "{err}");
+    assert!(out.ends_with("d7pok\nreadyok\n"), "{out}");
+    assert_eq!(
+        err.lines().collect::<Vec<_>>(),
+        [
+            "note: --table applies to fair policies only: ignored for center",
+            "note: --max-work applies to fair policies only: ignored for center",
+        ],
+        "{err}"
+    );
+    // A bad table is still an error, whatever the policy.
+    let (code, _, err) = d7p_session(&["--table", "sa:x"], "d7p\n", Stdio::piped());
+    assert_eq!(code, Some(1), "{err}");
+    assert!(err.starts_with("error: --table"), "{err}");
+}

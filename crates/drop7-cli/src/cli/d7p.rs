@@ -50,9 +50,10 @@ pub struct D7pArgs {
     /// Policy served: center, random, greedy, fair (the reference d4s5) or fair:dDsS.
     #[arg(long, default_value = "fair", value_name = "POLICY")]
     pub policy: String,
-    /// Transposition table of a fair policy: none, lru:C, dm:N or sa:N[:W].
-    #[arg(long, default_value = "sa:65536:4", value_name = "TABLE")]
-    pub table: String,
+    /// Transposition table of a fair policy: none, lru:C, dm:N or sa:N[:W]
+    /// [default: sa:65536:4, at depth 5 and more sa:1048576:4, as `decide`].
+    #[arg(long, value_name = "TABLE")]
+    pub table: Option<String>,
     /// Work budget per decision of a fair policy [default: W(D,S)+1, never binds].
     #[arg(long, value_name = "W", allow_negative_numbers = true)]
     pub max_work: Option<u64>,
@@ -201,7 +202,11 @@ pub fn run(args: &D7pArgs) -> Result<()> {
     if matches!(spec, PolicySpec::D7p(_)) {
         anyhow::bail!("drop7 d7p cannot serve a d7p: policy");
     }
-    let table: TableSpec = args.table.parse().context("--table")?;
+    let table: TableSpec = match (&args.table, spec) {
+        (Some(t), _) => t.parse().context("--table")?,
+        (None, PolicySpec::Fair(fair)) => TableSpec::default_for_depth(fair.depth),
+        (None, _) => TableSpec::DEFAULT,
+    };
     if !(1..=MAX_SEARCH_THREADS).contains(&args.threads) {
         anyhow::bail!(
             "--threads must be 1-{MAX_SEARCH_THREADS}, got {}",
@@ -210,6 +215,18 @@ pub fn run(args: &D7pArgs) -> Result<()> {
     }
     if args.threads > 1 && !matches!(spec, PolicySpec::Fair(_)) {
         anyhow::bail!("--threads applies to a fair policy only");
+    }
+    if !matches!(spec, PolicySpec::Fair(_)) {
+        let given = [
+            ("--table", args.table.is_some()),
+            ("--max-work", args.max_work.is_some()),
+        ];
+        for (flag, _) in given.iter().filter(|(_, g)| *g) {
+            eprintln!(
+                "note: {flag} applies to fair policies only: ignored for {name}",
+                name = args.policy
+            );
+        }
     }
     let threads = args.threads;
     let path = match resolve_engine("packed", args.gravity.as_deref())? {
