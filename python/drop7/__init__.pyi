@@ -146,15 +146,22 @@ def decide(
     position: PositionLike,
     depth: int = 4,
     strata: int = 5,
-    table: str = "sa:65536:4",
+    table: Optional[str] = None,
     max_work: Optional[int] = None,
+    threads: int = 1,
 ) -> Decision:
     """The fair expectimax search's decision (spec: search.md), bit-identical
     to `drop7 decide` with the same options. ``depth`` 1-8, ``strata`` 1-32,
-    ``table`` "none", "lru:C", "dm:N" or "sa:N[:W]"; ``max_work`` defaults to
-    W(D,S)+1 (never binds). Releases the GIL; Ctrl-C stops the search (KeyboardInterrupt). Raises ValueError for options
-    out of range (``max_work`` 0-2**64-1) or a malformed position, TypeError
-    for a wrong type."""
+    ``table`` "none", "lru:C", "dm:N" or "sa:N[:W]" (default as `drop7
+    decide`'s: "sa:65536:4", from depth 5 "sa:1048576:4", 46 MB);
+    ``max_work`` defaults to W(D,S)+1 (never binds). ``threads`` 1-256
+    split the decision (`drop7 decide --threads`): the same ``action``,
+    ``values`` and ``completed_depth`` as one thread; with a table the
+    ``stats`` counters differ from one thread's and from run to run.
+    Releases the GIL; Ctrl-C stops the search (KeyboardInterrupt). Raises
+    ValueError for options out of range (``max_work`` 0-2**64-1) or a
+    malformed position, TypeError for a wrong type, MemoryError when the
+    table cannot be allocated."""
 
 def leaf(position: PositionLike) -> float:
     """The fair leaf's value of a position (search.md §4), as `drop7 leaf`."""

@@ -20,6 +20,7 @@ use drop7::formats::GameRecord;
 use drop7::game::{DriverKind, Game as CoreGame, GameState, TerminalReason};
 use drop7::gravity::{GravityChoice, GravityPath, Portable};
 use drop7::leaf::FairLeaf;
+use drop7::parallel::{MAX_SEARCH_THREADS, ParallelSearch};
 use drop7::player::{FairSpec, TableSpec};
 use drop7::position::{DROPS_PER_LEVEL, Position};
 use drop7::runner::{CohortConfig, PackedEngine, RunControl, RunLabels, run_seeds_with};
@@ -553,24 +554,32 @@ fn decision_dict<'py>(py: Python<'py>, d: &Decision) -> PyResult<Bound<'py, PyDi
     Ok(out)
 }
 
-/// The fair search's decision on one position (spec: search.md); raises
-/// `MemoryError` naming the table and its size when `table` cannot be allocated.
+/// The fair search's decision on one position (spec: search.md), on
+/// `threads` threads (the values, action and completed depth of one; see
+/// `drop7 decide --threads`); `table` defaults by depth as `drop7 decide`'s
+/// does. Raises `MemoryError` naming the table and its size when `table`
+/// cannot be allocated.
 #[pyfunction]
-#[pyo3(signature = (position, depth = None, strata = None, table = "sa:65536:4", max_work = None))]
+#[pyo3(signature = (position, depth = None, strata = None, table = None, max_work = None, threads = None))]
 fn decide<'py>(
     py: Python<'py>,
     position: &Bound<'py, PyAny>,
     depth: Option<&Bound<'py, PyAny>>,
     strata: Option<&Bound<'py, PyAny>>,
-    table: &str,
+    table: Option<&str>,
     max_work: Option<&Bound<'py, PyAny>>,
+    threads: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let pos = position_from(py, position)?;
     let depth = int_or(depth, "depth", 1, drop7::search::MAX_DEPTH.into(), 4)? as u32;
     let strata = int_or(strata, "strata", 1, drop7::search::MAX_STRATA.into(), 5)? as u32;
     let max_work = opt_u64(max_work, "max_work")?;
+    let threads = int_or(threads, "threads", 1, MAX_SEARCH_THREADS as i128, 1)? as usize;
     let config = check_depth_strata(depth, strata)?.config(max_work);
-    let table = parse_table(table)?;
+    let table = match table {
+        Some(t) => parse_table(t)?,
+        None => TableSpec::default_for_depth(depth),
+    };
     let path = gravity_path()?;
     // The search runs on a thread of its own, without the GIL; this thread
     // checks for signals (Ctrl-C) every 20 ms and stops the search on one.
@@ -579,7 +588,8 @@ fn decide<'py>(
         let flag = Arc::clone(&stop);
         let run = scope.spawn(move || {
             drop7::with_gravity!(path, |g| drop7::with_table!(table, |t| {
-                let mut search = FairSearch::new(FairLeaf, t, g, config);
+                let mut search =
+                    ParallelSearch::new(FairSearch::new(FairLeaf, t, g, config), threads);
                 search.set_stop(Some(flag));
                 search.decide(&pos)
             }))

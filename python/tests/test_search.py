@@ -55,6 +55,38 @@ def test_decide_matches_the_cli(cli):
             assert d["action"] == want["action"]
 
 
+def test_decide_threads_and_default_table(cli):
+    """`threads` splits a decision: the values, action and completed depth of
+    one thread (and of `drop7 decide --threads 2`). The default table is
+    the CLI's for the depth (stats equal `drop7 decide` without --table)."""
+    roots = [r for r in read_jsonl_gz("search.jsonl.gz") if r["config"]["name"] == "d2s5"][:6]
+    lines = "".join(
+        json.dumps({"board": r["board"], "next": r["next"], "movesRemaining": r["movesRemaining"]}) + "\n"
+        for r in roots
+    )
+    two = [json.loads(x) for x in cli("decide", "--depth", "3", "--strata", "7", "--threads", "2",
+                                      stdin=lines).splitlines()]
+    deep = [json.loads(x) for x in cli("decide", "--depth", "5", "--strata", "1",
+                                       stdin=lines).splitlines()]
+    for r, want, want5 in zip(roots, two, deep):
+        pos = {"board": r["board"], "next": r["next"], "movesRemaining": r["movesRemaining"]}
+        one = drop7.decide(pos, depth=3, strata=7)
+        split = drop7.decide(pos, depth=3, strata=7, threads=2)
+        for d in (one, split):
+            assert [bits(v) for v in d["values"]] == want["values"]
+            assert d["action"] == want["action"]
+            assert d["completed_depth"] == want["completedDepth"]
+        d5 = drop7.decide(pos, depth=5, strata=1)
+        assert d5["stats"]["work"] == want5["work"]
+        assert d5["stats"]["cache_hits"] == want5["cacheHits"]
+        assert d5 == drop7.decide(pos, depth=5, strata=1, table="sa:1048576:4")
+    ok = roots[0]
+    for bad in (0, 257, -1):
+        with pytest.raises(ValueError, match="threads must be 1-256"):
+            drop7.decide({"board": ok["board"], "next": ok["next"], "movesRemaining": ok["movesRemaining"]},
+                         threads=bad)
+
+
 def test_decide_on_a_game_and_game_over():
     g = drop7.Game(5)
     d = drop7.decide(g, depth=2, strata=3)
