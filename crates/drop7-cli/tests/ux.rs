@@ -113,10 +113,18 @@ fn rise_and_next_errors_name_the_flags() {
         ],
         &["--next must be 1-7, got 9223372036854775808"],
     );
-    // A negative seed is a bad seed, not an unknown flag.
+    // A negative seed (decimal or hex) is a bad seed, not an unknown flag.
     fails(
         &["play", "--games", "1", "--seed-start", "-1"],
         &["--seed-start", "invalid seed \"-1\""],
+    );
+    fails(
+        &["play", "--games", "1", "--seed-start", "-0x1"],
+        &["--seed-start", "invalid seed \"-0x1\""],
+    );
+    fails(
+        &["show", "--seed", "-0x5"],
+        &["--seed", "invalid seed \"-0x5\""],
     );
     // Any other numeric flag: a negative number is that flag's invalid
     // value (a usage error), not an unknown argument with a `-- -1` tip.

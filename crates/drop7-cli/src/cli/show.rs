@@ -40,7 +40,7 @@ pub struct ShowArgs {
         long,
         value_name = "SEED",
         conflicts_with = "tape",
-        allow_negative_numbers = true
+        allow_hyphen_values = true
     )]
     seed: Option<String>,
     /// Policy of a played game: center, random, greedy, fair, fair:dDsS or d7p:"COMMAND".

@@ -166,7 +166,7 @@ pub struct GameArgs {
         long,
         default_value = "1",
         value_name = "SEED",
-        allow_negative_numbers = true
+        allow_hyphen_values = true
     )]
     pub seed_start: String,
     /// Move cap per game (a game reaching it is censored).
