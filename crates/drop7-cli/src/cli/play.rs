@@ -891,7 +891,10 @@ fn print_summary(
         run.moves_per_second()
     )?;
     let split = if setup.search_threads > 1 && cfg.games > 0 {
-        format!(" (each decision split over {})", setup.search_threads)
+        format!(
+            " (each decision split over {}: records' work and nodes vary)",
+            setup.search_threads
+        )
     } else {
         String::new()
     };
