@@ -348,7 +348,10 @@ fn answers_carry_the_input_id() {
          \n\
          {{\"board\":\"{B}\",\"next\":9,\"movesRemaining\":5,\"id\":{{\"k\":[1,2]}}}}\n\
          {ROOT}\n\
-         {{\"id\":7,\"board\":\"{B}\"\n"
+         {{\"id\":7,\"board\":\"{B}\"\n\
+         {{\"id\":123456789012345678901234567890,\"board\":\"{B}\",\"next\":4,\"movesRemaining\":5}}\n\
+         {{\"id\": -0,\"board\":\"{B}\",\"next\":4,\"movesRemaining\":5}}\n\
+         {{\"id\":null,\"board\":\"{B}\",\"next\":4,\"movesRemaining\":5}}\n"
     );
     for command in ["decide", "leaf"] {
         let args: &[&str] = if command == "decide" {
@@ -360,7 +363,15 @@ fn answers_carry_the_input_id() {
         assert_eq!(o.status.code(), Some(1), "{command}: {}", text(&o.stderr));
         let out = text(&o.stdout);
         let l: Vec<&str> = out.lines().collect();
-        assert_eq!(l.len(), 4, "{command}: {out}");
+        assert_eq!(l.len(), 7, "{command}: {out}");
+        // Copied verbatim: no rounding to a double, no `-0.0`; null kept.
+        assert!(
+            l[4].starts_with(r#"{"id":123456789012345678901234567890,"#),
+            "{command}: {}",
+            l[4]
+        );
+        assert!(l[5].starts_with(r#"{"id":-0,"#), "{command}: {}", l[5]);
+        assert!(l[6].starts_with(r#"{"id":null,"#), "{command}: {}", l[6]);
         assert!(l[0].starts_with(r#"{"id":"a","#), "{command}: {}", l[0]);
         assert!(
             l[1].starts_with(r#"{"id":{"k":[1,2]},"line":3,"error":"#),

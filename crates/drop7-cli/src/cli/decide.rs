@@ -346,14 +346,26 @@ fn for_each_line(
     Ok(ok)
 }
 
-/// The `"id"` of an input line that is a JSON object with one, as compact
-/// JSON (any value), to be copied into the line's answer.
+/// The `"id"` of an input line that is a JSON object with one (any value),
+/// as its text in the line, to be copied verbatim into the line's answer
+/// (`123456789012345678901234567890` and `-0` stay as they are).
 fn input_id(text: &str) -> Option<String> {
+    use serde::{Deserialize, Deserializer};
+    use serde_json::value::RawValue;
+    /// Keeps `"id": null` as the text `null` (an `Option` field reads it as `None`).
+    fn present<'de, D: Deserializer<'de>>(d: D) -> Result<Option<&'de RawValue>, D::Error> {
+        <&RawValue>::deserialize(d).map(Some)
+    }
+    #[derive(Deserialize)]
+    struct WithId<'a> {
+        #[serde(default, borrow, deserialize_with = "present")]
+        id: Option<&'a RawValue>,
+    }
     if !text.contains("\"id\"") {
         return None;
     }
-    let v: serde_json::Value = serde_json::from_str(text).ok()?;
-    v.get("id").map(serde_json::Value::to_string)
+    let line: WithId<'_> = serde_json::from_str(text).ok()?;
+    line.id.map(|raw| raw.get().to_string())
 }
 
 /// Options of `drop7 leaf` (none: it reads stdin).
