@@ -216,18 +216,12 @@ pub fn run(args: &D7pArgs) -> Result<()> {
     if args.threads > 1 && !matches!(spec, PolicySpec::Fair(_)) {
         anyhow::bail!("--threads applies to a fair policy only");
     }
-    if !matches!(spec, PolicySpec::Fair(_)) {
-        let given = [
-            ("--table", args.table.is_some()),
-            ("--max-work", args.max_work.is_some()),
-        ];
-        for (flag, _) in given.iter().filter(|(_, g)| *g) {
-            eprintln!(
-                "note: {flag} applies to fair policies only: ignored for {name}",
-                name = args.policy
-            );
-        }
-    }
+    super::spec::note_fair_only_flags(
+        &spec,
+        &args.policy,
+        args.table.is_some(),
+        args.max_work.is_some(),
+    );
     let threads = args.threads;
     let path = match resolve_engine("packed", args.gravity.as_deref())? {
         super::spec::EngineSel::Packed(p) => p,

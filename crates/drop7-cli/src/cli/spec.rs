@@ -246,18 +246,12 @@ impl GameArgs {
         if let (PolicySpec::Fair(fair), Some(max_work)) = (policy, self.max_work) {
             warn_small_budget(fair, max_work);
         }
-        if !matches!(policy, PolicySpec::Fair(_)) {
-            let given = [
-                ("--table", self.table.is_some()),
-                ("--max-work", self.max_work.is_some()),
-            ];
-            for (flag, _) in given.iter().filter(|(_, g)| *g) {
-                eprintln!(
-                    "note: {flag} applies to fair policies only: ignored for {}",
-                    self.policy
-                );
-            }
-        }
+        note_fair_only_flags(
+            &policy,
+            &self.policy,
+            self.table.is_some(),
+            self.max_work.is_some(),
+        );
         Ok(GameSetup {
             policy,
             driver,
@@ -356,6 +350,20 @@ macro_rules! with_policy {
 }
 
 pub(crate) use {with_engine, with_policy};
+
+/// A note on stderr for each of `--table` and `--max-work` given (`table`,
+/// `max_work`) with a `policy` (named `name` on the command line) that does
+/// not search: they are ignored.
+pub fn note_fair_only_flags(policy: &PolicySpec, name: &str, table: bool, max_work: bool) {
+    if matches!(policy, PolicySpec::Fair(_)) {
+        return;
+    }
+    for (flag, given) in [("--table", table), ("--max-work", max_work)] {
+        if given {
+            eprintln!("note: {flag} applies to fair policies only: ignored for {name}");
+        }
+    }
+}
 
 #[cfg(test)]
 mod tests {
