@@ -228,7 +228,18 @@ pub fn run(args: &PlayArgs) -> Result<()> {
         0 => available_threads(),
         t => t,
     };
-    if let Ok(p) = setup.policy.builtin() {
+    // A work budget that can bind keeps each decision on one thread
+    // (`drop7::parallel`): the summary then says no split.
+    let budget_binds = match setup.policy {
+        PolicySpec::Fair(f) => {
+            let c = f.config(setup.max_work);
+            c.max_work <= drop7::search::worst_case_work(c.depth, c.strata)
+        }
+        _ => false,
+    };
+    if let Ok(p) = setup.policy.builtin()
+        && !budget_binds
+    {
         setup.search_threads = p.search_threads(range.games, total_threads);
     }
     setup.workers = cfg.workers();
@@ -848,18 +859,24 @@ fn print_summary(
         setup.driver.as_str(),
         setup.max_moves
     )?;
-    writeln!(
-        o,
-        "score      mean {:.1}, median {:.1}",
-        all.mean_score(),
-        all.median_score()
-    )?;
-    writeln!(
-        o,
-        "moves      mean {:.2}, total {}",
-        all.mean_moves(),
-        all.moves
-    )?;
+    if all.games == 0 {
+        // A shard or a resumed run with no game: no statistics to make up.
+        writeln!(o, "score      none (no game)")?;
+        writeln!(o, "moves      none (no game)")?;
+    } else {
+        writeln!(
+            o,
+            "score      mean {:.1}, median {:.1}",
+            all.mean_score(),
+            all.median_score()
+        )?;
+        writeln!(
+            o,
+            "moves      mean {:.2}, total {}",
+            all.mean_moves(),
+            all.moves
+        )?;
+    }
     if all.censored > 0 {
         writeln!(
             o,
