@@ -471,6 +471,18 @@ fn d7p_session_matches_decide() {
     assert!(d7p.contains("info depth 3 values "));
 }
 
+/// Kills a `drop7 d7p` process if an assertion fails (never leave a search
+/// running).
+struct Kill(u32);
+
+impl Drop for Kill {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            let _ = Command::new("kill").arg(self.0.to_string()).status();
+        }
+    }
+}
+
 /// `stop` during a long search answers at once from the deepest completed
 /// depth; `quit` exits at once.
 #[test]
@@ -489,15 +501,6 @@ fn d7p_stop_and_quit_on(extra: &[&str]) {
         .unwrap();
     let mut stdin = child.stdin.take().unwrap();
     let stdout = child.stdout.take().unwrap();
-    // Kills the engine if an assertion fails (never leave a search running).
-    struct Kill(u32);
-    impl Drop for Kill {
-        fn drop(&mut self) {
-            if std::thread::panicking() {
-                let _ = Command::new("kill").arg(self.0.to_string()).status();
-            }
-        }
-    }
     let _guard = Kill(child.id());
     let (tx, rx) = mpsc::channel();
     std::thread::spawn(move || {
@@ -533,6 +536,70 @@ fn d7p_stop_and_quit_on(extra: &[&str]) {
     stdin.flush().unwrap();
     let status = child.wait().unwrap();
     assert!(status.success());
+}
+
+/// Each `stop` read during a search stops that search: `go stop go stop`
+/// read in one go answers both searches (stdin kept open, so an unstopped
+/// search of minutes would hang here); a `stop` read with no search pending
+/// does nothing to a later one.
+#[test]
+fn d7p_every_stop_stops_its_search() {
+    let mut child = Command::new(EXE)
+        .args(["d7p", "--policy", "fair:d8s32", "--table", "none"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let _guard = Kill(child.id());
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        for l in BufReader::new(stdout).lines() {
+            if tx.send(l.unwrap()).is_err() {
+                break;
+            }
+        }
+    });
+    let board = "0000000000000000000000000000000000000440308888888";
+    write!(
+        stdin,
+        "position board {board} next 2 rise 2\ngo\nstop\ngo\nstop\n"
+    )
+    .unwrap();
+    stdin.flush().unwrap();
+    for k in 1..=2 {
+        loop {
+            let l = rx
+                .recv_timeout(Duration::from_secs(120))
+                .unwrap_or_else(|_| panic!("bestmove {k} after its stop, not a hang"));
+            if l.starts_with("bestmove ") {
+                break;
+            }
+        }
+    }
+    // Stops with no search pending: answered by nothing.
+    write!(stdin, "stop\nstop\nisready\n").unwrap();
+    stdin.flush().unwrap();
+    let l = rx.recv_timeout(Duration::from_secs(120)).unwrap();
+    assert_eq!(l, "readyok");
+    drop(stdin);
+    let rest: Vec<String> = rx.iter().collect();
+    assert!(rest.is_empty(), "{rest:?}");
+    assert!(child.wait().unwrap().success());
+    let (code, out, _) = d7p_session(
+        &["--policy", "fair:d2s3"],
+        &format!("stop\nposition board {board} next 2 rise 2\nstop\ngo\n"),
+        Stdio::piped(),
+    );
+    assert_eq!(code, Some(0));
+    assert!(out.contains("info depth 2 "), "{out}");
+    assert!(
+        out.lines()
+            .last()
+            .is_some_and(|l| l.starts_with("bestmove ")),
+        "{out}"
+    );
 }
 
 /// Runs `drop7 d7p ARGS` on `input` (stdin then closed) with stdout to
@@ -612,6 +679,31 @@ fn d7p_long_lines_are_measured_without_their_line_end() {
         "{out}"
     );
     assert_eq!(lines[2], "readyok");
+}
+
+/// A UTF-8 BOM is accepted at the start of line 1 only; words after a
+/// command that takes none are an error naming the command.
+#[test]
+fn d7p_bom_and_commands_without_arguments() {
+    let input = "\u{feff}d7p\nisready please\n\u{feff}isready\nquit now\nisready\n";
+    let (code, out, _) = d7p_session(&["--policy", "center"], input, Stdio::piped());
+    assert_eq!(code, Some(0));
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 8, "{out}");
+    assert_eq!(lines[3], "d7pok");
+    assert_eq!(
+        lines[4],
+        "info string error line 2: isready takes no arguments, got \"please\""
+    );
+    assert!(
+        lines[5].starts_with("info string error line 3: unknown command"),
+        "{out}"
+    );
+    assert_eq!(
+        lines[6],
+        "info string error line 4: quit takes no arguments, got \"now\""
+    );
+    assert_eq!(lines[7], "readyok");
 }
 
 /// A failed stdout write (`/dev/full`) ends `drop7 d7p` with an error, exit 1.
@@ -755,6 +847,80 @@ fn d7p_policy_dead_and_silent_engines() {
         .unwrap();
     assert_eq!(o.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&o.stderr).contains("DROP7_D7P_TIMEOUT_MS"));
+}
+
+/// An engine that floods (endless `info` lines, or one endless line) fails
+/// each move at its timeout or at once: restarted, given up after 3 failures
+/// in a row, the records written, exit 1; one flooding from the start fails
+/// its handshake.
+#[test]
+fn d7p_policy_flooding_engines() {
+    let dir = scratch("d7p-flood");
+    let handshake = "read l; echo d7pok; read l; echo readyok;";
+    for (cmd, why) in [
+        (
+            format!("{handshake} yes info"),
+            "engine sent no bestmove within 300 ms",
+        ),
+        (
+            format!("{handshake} yes | tr -d '\\n'"),
+            "engine sent a line longer than 65536 bytes",
+        ),
+        ("yes".to_string(), "engine sent no d7pok within 300 ms"),
+    ] {
+        let out = dir.join("flood.jsonl");
+        let mut child = Command::new(EXE)
+            .args(["play", "--games", "1", "--max-moves", "4", "--threads", "1"])
+            .args(["--force", "--policy", &format!("d7p:{cmd}")])
+            .args(["--out", out.to_str().unwrap()])
+            .env("DROP7_D7P_TIMEOUT_MS", "300")
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let _guard = Kill(child.id());
+        let mut err = String::new();
+        std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut err).unwrap();
+        let status = child.wait().unwrap();
+        assert_eq!(status.code(), Some(1), "{cmd}: {err}");
+        if cmd == "yes" {
+            assert_eq!(
+                err.trim(),
+                format!("error: d7p engine \"yes\" failed its handshake: {why}")
+            );
+            continue;
+        }
+        assert_eq!(err.matches(why).count(), 3, "{cmd}: {err}");
+        assert_eq!(err.matches("giving it up").count(), 1, "{err}");
+        let rec = &jsonl(&out)[0];
+        assert_eq!(rec["moves"], 4);
+        assert_eq!(rec["engineFailures"], 4, "{rec}");
+    }
+}
+
+/// A column past 6 (`bestmove 9`) is an illegal choice, as a full column is:
+/// counted in `illegalChoices`, the first legal column played, the engine
+/// kept.
+#[test]
+fn d7p_policy_column_out_of_range_is_illegal() {
+    let dir = scratch("d7p-col9");
+    let out = dir.join("r.jsonl");
+    let engine = "d7p:while read -r l; do case $l in d7p) echo d7pok;; isready) echo readyok;; go) echo bestmove 9;; quit) exit 0;; esac; done";
+    ok(&[
+        "play",
+        "--games",
+        "1",
+        "--max-moves",
+        "3",
+        "--policy",
+        engine,
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let rec = &jsonl(&out)[0];
+    assert_eq!(rec["moves"], 3);
+    assert_eq!(rec["illegalChoices"], 3, "{rec}");
+    assert_eq!(rec["engineFailures"], 0, "{rec}");
 }
 
 /// `play --round --out` guards its file as `play --out` does: a non-empty

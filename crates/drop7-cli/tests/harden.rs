@@ -469,20 +469,25 @@ fn a_long_decide_stops_on_sigint_and_sigterm() {
     }
 }
 
-/// `drop7 ARGS` with its address space limited to 500 MB (`ulimit -v 500000`).
-fn limited(args: &[&str], stdin: &str) -> Output {
-    use std::io::Write;
-    let mut child = Command::new("sh")
-        .arg("-c")
-        .arg("ulimit -v 500000 && exec \"$0\" \"$@\"")
+/// `drop7 ARGS` (through `sh -c`, which execs it) with its address space
+/// limited to `kb` KB (`ulimit -v`), stdin, stdout and stderr piped.
+fn limited_cmd(kb: u32, args: &[&str]) -> Command {
+    let mut c = Command::new("sh");
+    c.arg("-c")
+        .arg(format!("ulimit -v {kb} && exec \"$0\" \"$@\""))
         .arg(env!("CARGO_BIN_EXE_drop7"))
         .args(args)
         .env_remove("DROP7_GRAVITY")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("sh runs");
+        .stderr(Stdio::piped());
+    c
+}
+
+/// `drop7 ARGS` with its address space limited to 500 MB (`ulimit -v 500000`).
+fn limited(args: &[&str], stdin: &str) -> Output {
+    use std::io::Write;
+    let mut child = limited_cmd(500_000, args).spawn().expect("sh runs");
     child
         .stdin
         .take()
@@ -490,6 +495,66 @@ fn limited(args: &[&str], stdin: &str) -> Output {
         .write_all(stdin.as_bytes())
         .unwrap();
     child.wait_with_output().unwrap()
+}
+
+/// `drop7 d7p` refuses an over-long line without holding it: a 250 MB line
+/// under a 200 MB address-space limit is measured and refused, and the
+/// session goes on (it once read the line whole, then aborted).
+#[test]
+fn d7p_long_line_is_not_held_in_memory() {
+    use std::io::Write;
+    let mut child = limited_cmd(200_000, &["d7p", "--policy", "center"])
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let writer = std::thread::spawn(move || {
+        let chunk = vec![b'x'; 1 << 20];
+        for _ in 0..250 {
+            stdin.write_all(&chunk)?;
+        }
+        stdin.write_all(b"\nisready\n")
+    });
+    let o = finish(child);
+    let _ = writer.join().unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&o.stdout),
+        format!(
+            "info string error line 1: line is {} bytes long (limit 65536)\nreadyok\n",
+            250 << 20
+        ),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert_eq!(o.status.code(), Some(0));
+}
+
+/// An external engine flooding `info` lines after its handshake, under a
+/// 500 MB address-space limit: its lines are read as they come, a bounded
+/// number at a time, each move fails at its timeout, and SIGTERM ends the
+/// run (exit 143, complete records only; it once hung, memory growing).
+#[test]
+fn d7p_flooding_engine_is_bounded_and_stops_on_sigterm() {
+    let dir = scratch("d7p-flood");
+    let out = dir.join("flood.jsonl");
+    let policy = "d7p:read l; echo d7pok; read l; echo readyok; yes info";
+    let mut a = vec!["play", "--games", "100000000", "--threads", "1"];
+    a.extend(["--policy", policy, "--out", s(&out)]);
+    let child = limited_cmd(500_000, &a)
+        .env("DROP7_D7P_TIMEOUT_MS", "1000")
+        .spawn()
+        .unwrap();
+    // Into the engine's flood (sh has exec'd drop7), then SIGTERM.
+    std::thread::sleep(Duration::from_millis(1500));
+    signal(&child, "TERM");
+    let o = finish(child);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(143), "{err}");
+    assert!(err.contains("interrupted by SIGTERM"), "{err}");
+    assert!(!err.contains("memory allocation"), "{err}");
+    for l in read(&out).lines() {
+        let rec: Value = serde_json::from_str(l).unwrap();
+        assert!(rec["engineFailures"].as_u64() > Some(0), "{rec}");
+    }
 }
 
 /// A transposition table larger than the process may allocate is one clear

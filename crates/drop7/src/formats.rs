@@ -210,6 +210,28 @@ mod tests {
     }
 
     #[test]
+    fn d7p_commands_without_arguments_and_bestmove_columns() {
+        assert_eq!(
+            parse_d7p_command("isready please").unwrap_err(),
+            "isready takes no arguments, got \"please\""
+        );
+        assert_eq!(
+            parse_d7p_command("stop now").unwrap_err(),
+            "stop takes no arguments, got \"now\""
+        );
+        assert_eq!(
+            parse_d7p_command("isready!").unwrap_err(),
+            "unknown command \"isready!\""
+        );
+        // Any column number is an answer (an illegal one past 6); a word is not.
+        assert_eq!(parse_d7p_bestmove("bestmove 9"), Ok(Some(9)));
+        assert_eq!(parse_d7p_bestmove(" bestmove 3 "), Ok(Some(3)));
+        assert_eq!(parse_d7p_bestmove("bestmove none"), Ok(None));
+        assert!(parse_d7p_bestmove("bestmove -1").is_err());
+        assert!(parse_d7p_bestmove("bestmove").is_err());
+    }
+
+    #[test]
     fn root_line_errors_name_the_problem_once() {
         let e = parse_root_line(r#"{"board":"12","next":4,"movesRemaining":5}"#).unwrap_err();
         assert_eq!(e.to_string(), "board must have 49 characters, got 2");
@@ -534,8 +556,9 @@ pub fn d7p_shorten(s: &str) -> String {
 /// Parses one D7P command line (surrounding whitespace ignored).
 ///
 /// # Errors
-/// A message naming the problem: an empty line, an unknown command, a
-/// malformed `position` (board, `next` 1-7, `rise` 1-5).
+/// A message naming the problem: an empty line, an unknown command, words
+/// after `d7p`, `isready`, `stop` or `quit`, a malformed `position` (board,
+/// `next` 1-7, `rise` 1-5).
 pub fn parse_d7p_command(line: &str) -> Result<D7pCommand, String> {
     let tokens: Vec<&str> = line.split_whitespace().collect();
     match tokens.as_slice() {
@@ -548,6 +571,10 @@ pub fn parse_d7p_command(line: &str) -> Result<D7pCommand, String> {
             .map(D7pCommand::Position)
             .map_err(|e| format!("{e}; position unchanged")),
         ["go", ..] => Ok(D7pCommand::Go),
+        [cmd @ ("d7p" | "isready" | "stop" | "quit"), extra, ..] => Err(format!(
+            "{cmd} takes no arguments, got {:?}",
+            d7p_shorten(extra)
+        )),
         [cmd, ..] => Err(format!("unknown command {:?}", d7p_shorten(cmd))),
     }
 }
@@ -586,10 +613,12 @@ fn d7p_position(tokens: &[&str]) -> Result<crate::position::Position, String> {
     })
 }
 
-/// Parses an engine's `bestmove C|none` answer (a D7P client reads it).
+/// Parses an engine's `bestmove C|none` answer (a D7P client reads it). A
+/// column number outside 0..=6 is returned as is: it is an illegal choice,
+/// as a full column is, for the caller to check.
 ///
 /// # Errors
-/// Any other line, or a column outside 0..=6.
+/// Any other line (a column that is not a number).
 pub fn parse_d7p_bestmove(line: &str) -> Result<Option<usize>, String> {
     let mut words = line.split_whitespace();
     let bad = || format!("engine answered {:?}", d7p_shorten(line.trim()));
@@ -598,10 +627,7 @@ pub fn parse_d7p_bestmove(line: &str) -> Result<Option<usize>, String> {
     }
     match words.next() {
         Some("none") => Ok(None),
-        Some(t) => match t.parse::<usize>() {
-            Ok(c) if c < 7 => Ok(Some(c)),
-            _ => Err(bad()),
-        },
+        Some(t) => t.parse::<usize>().map(Some).map_err(|_| bad()),
         None => Err(bad()),
     }
 }

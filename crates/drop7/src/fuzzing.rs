@@ -230,7 +230,7 @@ pub fn input_lines(data: &[u8]) {
         n += 1;
         assert_eq!(line.number, n);
         if let Ok(text) = &line.text {
-            assert!(text.len() <= limit);
+            assert!(text.len() <= limit && text.len() <= line.len);
             assert!(!text.contains('\n'));
         }
     }
@@ -555,8 +555,7 @@ pub fn d7p_line(data: &[u8]) {
         }
     }
     match parse_d7p_bestmove(text) {
-        Ok(Some(c)) => assert!(c < SIZE),
-        Ok(None) => {}
+        Ok(_) => {}
         Err(e) => assert!(!e.contains('\n') && e.len() < 400, "{e:?}"),
     }
 }

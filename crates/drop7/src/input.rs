@@ -43,6 +43,10 @@ pub struct Line {
     pub number: usize,
     /// The text without BOM and line end, or why it is refused.
     pub text: Result<String, LineProblem>,
+    /// The line's length in bytes as read, without its line end (`\n`,
+    /// `\r\n`, or a `\r` at the end of the input); a BOM counts. Counted
+    /// for a line over the limit too (its bytes are not held).
+    pub len: usize,
 }
 
 /// Reads lines from any [`BufRead`] (see the module docs).
@@ -80,6 +84,8 @@ impl<R: BufRead> LineReader<R> {
         let keep = self.limit.saturating_add(4);
         let mut too_long = false;
         let mut any = false;
+        // The bytes of the line before its '\n', and the last of them.
+        let (mut len, mut last) = (0usize, None);
         loop {
             let chunk = match self.inner.fill_buf() {
                 Ok(c) => c,
@@ -97,6 +103,8 @@ impl<R: BufRead> LineReader<R> {
                 Some(i) => (&chunk[..i], i + 1, true),
                 None => (chunk, chunk.len(), false),
             };
+            len = len.saturating_add(part.len());
+            last = part.last().copied().or(last);
             if !too_long {
                 if self.buf.len() + part.len() > keep {
                     too_long = true;
@@ -111,6 +119,9 @@ impl<R: BufRead> LineReader<R> {
             }
         }
         self.number += 1;
+        if last == Some(b'\r') {
+            len -= 1;
+        }
         if self.buf.last() == Some(&b'\r') {
             self.buf.pop();
         }
@@ -128,6 +139,7 @@ impl<R: BufRead> LineReader<R> {
         Ok(Some(Line {
             number: self.number,
             text,
+            len,
         }))
     }
 }
@@ -167,6 +179,11 @@ mod tests {
         );
         assert_eq!(lines(b"abcd\r\r\n", 4), vec![too_long]);
         assert_eq!(lines(b"\xFF\n", 4), vec![Err(LineProblem::NotUtf8)]);
+        let lens: Vec<usize> =
+            LineReader::with_limit(&b"\xEF\xBB\xBFab\r\n\r\nabcdef\r\r\nx\r"[..], 4)
+                .map(|l| l.unwrap().len)
+                .collect();
+        assert_eq!(lens, [5, 0, 7, 1]);
     }
 
     #[test]
@@ -177,6 +194,7 @@ mod tests {
         let mut r = LineReader::with_limit(io::BufReader::with_capacity(4096, &data[..]), 100);
         let first = r.next_line().unwrap().unwrap();
         assert_eq!(first.text, Err(LineProblem::TooLong { limit: 100 }));
+        assert_eq!(first.len, 1 << 20);
         assert!(r.buf.capacity() <= 8192);
         assert_eq!(r.next_line().unwrap().unwrap().text, Ok("ok".into()));
     }

@@ -1,8 +1,10 @@
 //! D7P, the Drop7 policy protocol (spec: formats.md "D7P"), both ways:
 //!
 //! * `drop7 d7p [--policy P]`: a D7P engine on stdin/stdout. A reader thread
-//!   takes lines as they come and acts on `stop` (the running search answers
-//!   at once from its deepest completed iteration) and `quit` during a search
+//!   takes lines as they come (through the shared line reader: a line over
+//!   [`MAX_LINE`] is measured, not held) and acts on `stop` (every search
+//!   read and not yet answered answers at once from its deepest completed
+//!   iteration; with none pending it does nothing) and `quit` during a search
 //!   (a `go` read and not yet answered: that search stops and is not
 //!   answered); every command is handled in order by the main thread, after
 //!   the running search, so everything read before `quit` is answered. Bad
@@ -11,17 +13,19 @@
 //! * `--policy d7p:"COMMAND"` ([`D7pPolicy`]): an external D7P engine as a
 //!   policy, one process per worker, started with `sh -c COMMAND`, restarted
 //!   when it dies, with a per-move timeout (`DROP7_D7P_TIMEOUT_MS`, default
-//!   10,000 ms). A dead, silent or confused engine never hangs a run: the move
+//!   10,000 ms, checked at every line, so a flood of lines cannot extend it;
+//!   the lines wait in a bounded channel, and one over [`MAX_LINE`] is a
+//!   garbled answer). A dead, silent or confused engine never hangs a run: the move
 //!   is played in the first legal column and counted (`engineFailures`,
 //!   `illegalChoices` in the game's record). An engine that fails its
 //!   handshake before any game is an error; after 3 failures in a row the
 //!   engine is given up (the rest of the run plays the fallback, then exits 1).
 
 use std::collections::BTreeMap;
-use std::io::{self, BufRead, BufReader, Write};
+use std::io::{self, BufRead, BufReader, Read, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, SyncSender};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -30,6 +34,7 @@ use clap::Args;
 use drop7::board::format_cells;
 use drop7::formats::{D7pCommand, parse_d7p_bestmove, parse_d7p_command};
 use drop7::gravity::Gravity;
+use drop7::input::{LineProblem, LineReader};
 use drop7::leaf::FairLeaf;
 use drop7::parallel::{MAX_SEARCH_THREADS, ParallelSearch};
 use drop7::player::TableSpec;
@@ -41,7 +46,8 @@ use drop7::table::{NoTable, Table};
 
 use super::spec::{PolicySpec, resolve_engine};
 
-/// Longest D7P line accepted (longer lines are read, then refused).
+/// Longest D7P line accepted, in bytes without its line end (a longer line
+/// is refused without being held in memory).
 pub const MAX_LINE: usize = 64 * 1024;
 
 /// Options of `drop7 d7p`.
@@ -89,6 +95,12 @@ struct OutState {
     stdout: io::Stdout,
     /// `go` commands forwarded by the reader whose answer is not written yet.
     unanswered: usize,
+    /// `go` commands read so far (the searches are numbered from 1 in
+    /// reading order, which is the order they are handled in).
+    gos_read: u64,
+    /// The searches numbered up to this one are stopped: a `stop` was read
+    /// while they were pending.
+    stop_through: u64,
     /// `quit` was read while a `go` was unanswered: that search ends without
     /// a `bestmove` and the session ends there.
     quitting: bool,
@@ -130,48 +142,51 @@ fn write_line(g: &mut OutState, text: &str) {
     }
 }
 
-/// Reads stdin lines into `tx`; `stop` sets the flag, `quit` exits at once.
+/// Reads stdin lines into `tx` through the shared line reader (a BOM on
+/// line 1 and `\r\n` accepted; an over-long line is measured, not held);
+/// `stop` and `quit` during a search set the stop flag.
 fn reader(tx: mpsc::Sender<Line>, stop: Arc<AtomicBool>, out: Out) {
-    let mut input = io::stdin().lock();
-    let mut buf = Vec::new();
-    let mut n = 0usize;
-    loop {
-        buf.clear();
-        match input.read_until(b'\n', &mut buf) {
-            Ok(0) | Err(_) => break,
-            Ok(_) => {}
-        }
-        n += 1;
-        // The limit and the length reported exclude the line end (\n or \r\n).
-        let body = buf.strip_suffix(b"\n").unwrap_or(&buf);
-        let body_len = body.strip_suffix(b"\r").unwrap_or(body).len();
-        let line = if body_len > MAX_LINE {
-            Line::Bad(
+    let mut input = LineReader::with_limit(io::stdin().lock(), MAX_LINE);
+    while let Ok(Some(read)) = input.next_line() {
+        let n = read.number;
+        let line = match read.text {
+            // The length reported excludes the line end (\n or \r\n).
+            Err(LineProblem::TooLong { .. }) => Line::Bad(
                 n,
-                format!("line is {body_len} bytes long (limit {MAX_LINE})"),
-            )
-        } else {
-            match std::str::from_utf8(&buf) {
-                Err(_) => Line::Bad(n, "line is not UTF-8 text".into()),
-                Ok(t) => {
-                    let t = t.trim();
-                    match parse_d7p_command(t) {
-                        Ok(D7pCommand::Quit) => {
-                            let mut g = out.lock();
-                            if g.unanswered > 0 {
-                                // During a search (a `go` read, its `bestmove`
-                                // not yet written): the search stops now and
-                                // is not answered; the commands before it are.
-                                g.quitting = true;
-                                stop.store(true, Ordering::SeqCst);
-                            }
+                format!("line is {} bytes long (limit {MAX_LINE})", read.len),
+            ),
+            Err(LineProblem::NotUtf8) => Line::Bad(n, "line is not UTF-8 text".into()),
+            Ok(t) => {
+                let t = t.trim();
+                match parse_d7p_command(t) {
+                    Ok(D7pCommand::Quit) => {
+                        let mut g = out.lock();
+                        if g.unanswered > 0 {
+                            // During a search (a `go` read, its `bestmove`
+                            // not yet written): the search stops now and
+                            // is not answered; the commands before it are.
+                            g.quitting = true;
+                            stop.store(true, Ordering::SeqCst);
                         }
-                        Ok(D7pCommand::Stop) => stop.store(true, Ordering::SeqCst),
-                        Ok(D7pCommand::Go) => out.lock().unanswered += 1,
-                        _ => {}
                     }
-                    Line::Text(n, t.to_string())
+                    Ok(D7pCommand::Stop) => {
+                        // Stops every search read and not yet answered (the
+                        // running one, and one whose `go` waits its turn);
+                        // with no search pending it does nothing.
+                        let mut g = out.lock();
+                        if g.unanswered > 0 {
+                            g.stop_through = g.gos_read;
+                            stop.store(true, Ordering::SeqCst);
+                        }
+                    }
+                    Ok(D7pCommand::Go) => {
+                        let mut g = out.lock();
+                        g.unanswered += 1;
+                        g.gos_read += 1;
+                    }
+                    _ => {}
                 }
+                Line::Text(n, t.to_string())
             }
         };
         if tx.send(line).is_err() {
@@ -329,6 +344,8 @@ fn serve(
     let out = Out(Arc::new(Mutex::new(OutState {
         stdout: io::stdout(),
         unanswered: 0,
+        gos_read: 0,
+        stop_through: 0,
         quitting: false,
     })));
     let (tx, rx) = mpsc::channel();
@@ -337,6 +354,8 @@ fn serve(
         std::thread::spawn(move || reader(tx, stop, out));
     }
     let mut position: Option<Position> = None;
+    // The `go` commands handled so far (numbered as the reader counts them).
+    let mut searches = 0u64;
     for line in rx {
         let (n, text) = match line {
             Line::Bad(n, why) => {
@@ -360,39 +379,39 @@ fn serve(
                 out.line("d7pok");
             }
             Ok(D7pCommand::IsReady) => out.line("readyok"),
-            // Idle: a stop that arrived after the search it was meant for.
-            // (A pending `quit` keeps it set for the search it ends.)
-            Ok(D7pCommand::Stop) => {
-                let g = out.lock();
-                if !g.quitting {
-                    stop.store(false, Ordering::SeqCst);
+            // Handled by the reader when read (see `OutState::stop_through`).
+            Ok(D7pCommand::Stop) => {}
+            Ok(D7pCommand::Position(p)) => position = Some(p),
+            Ok(D7pCommand::Go) => {
+                searches += 1;
+                // This search runs stopped when a `stop` (or `quit`) was read
+                // since its `go`; a later `stop` sets the flag as it comes.
+                {
+                    let g = out.lock();
+                    stop.store(g.quitting || g.stop_through >= searches, Ordering::SeqCst);
+                }
+                let answer = match position {
+                    None => format!(
+                        "info string error line {n}: go before any position; \
+                         send `position …` first"
+                    ),
+                    Some(pos) => {
+                        let col = if pos.board.legal_mask() == 0 {
+                            None
+                        } else {
+                            let mut info = |s: String| out.line(&s);
+                            decide(&pos, &mut info)
+                        };
+                        match col {
+                            Some(c) => format!("bestmove {c}"),
+                            None => "bestmove none".to_string(),
+                        }
+                    }
+                };
+                if !out.answer(&answer) {
+                    return Ok(());
                 }
             }
-            Ok(D7pCommand::Position(p)) => position = Some(p),
-            Ok(D7pCommand::Go) => match position {
-                None => {
-                    if !out.answer(&format!(
-                        "info string error line {n}: go before any position; send `position …` first"
-                    )) {
-                        return Ok(());
-                    }
-                }
-                Some(pos) => {
-                    let col = if pos.board.legal_mask() == 0 {
-                        None
-                    } else {
-                        let mut info = |s: String| out.line(&s);
-                        decide(&pos, &mut info)
-                    };
-                    let answer = match col {
-                        Some(c) => format!("bestmove {c}"),
-                        None => "bestmove none".to_string(),
-                    };
-                    if !out.answer(&answer) {
-                        return Ok(());
-                    }
-                }
-            },
         }
     }
     Ok(())
@@ -430,10 +449,18 @@ pub fn move_timeout() -> Result<Duration> {
     }
 }
 
+/// Lines an engine may send ahead of the harness reading them: a flooding
+/// engine then waits (its writes block) instead of filling memory.
+const ENGINE_LINES_BUFFERED: usize = 64;
+
+/// One line from an engine: its text (trimmed, not-UTF-8 bytes replaced),
+/// or why reading stopped there.
+type EngineLine = Result<String, String>;
+
 struct Proc {
     child: Child,
     stdin: ChildStdin,
-    lines: Receiver<String>,
+    lines: Receiver<EngineLine>,
 }
 
 impl Drop for Proc {
@@ -442,6 +469,34 @@ impl Drop for Proc {
         let _ = self.stdin.flush();
         let _ = self.child.kill();
         let _ = self.child.wait();
+    }
+}
+
+/// Reads an engine's stdout into `tx`, a line at a time and at most
+/// [`MAX_LINE`] bytes of it (and its line end): a longer line is a garbled
+/// answer, reported as such, and reading ends there (unread).
+fn engine_reader(stdout: impl io::Read, tx: SyncSender<EngineLine>) {
+    let mut input = BufReader::new(stdout);
+    let mut buf = Vec::new();
+    loop {
+        buf.clear();
+        let limit = MAX_LINE as u64 + 2;
+        match (&mut input).take(limit).read_until(b'\n', &mut buf) {
+            Ok(0) | Err(_) => break,
+            Ok(_) => {}
+        }
+        let body = buf.strip_suffix(b"\n").unwrap_or(&buf);
+        let body = body.strip_suffix(b"\r").unwrap_or(body);
+        if body.len() > MAX_LINE {
+            let _ = tx.send(Err(format!(
+                "engine sent a line longer than {MAX_LINE} bytes"
+            )));
+            break;
+        }
+        let line = String::from_utf8_lossy(body).trim().to_string();
+        if tx.send(Ok(line)).is_err() {
+            break;
+        }
     }
 }
 
@@ -457,24 +512,17 @@ impl Proc {
             .map_err(|e| format!("cannot start {cmd:?}: {e}"))?;
         let stdin = child.stdin.take().ok_or("no stdin")?;
         let stdout = child.stdout.take().ok_or("no stdout")?;
-        let (tx, lines) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
-                if tx.send(line).is_err() {
-                    break;
-                }
-            }
-        });
+        let (tx, lines) = mpsc::sync_channel(ENGINE_LINES_BUFFERED);
+        std::thread::spawn(move || engine_reader(stdout, tx));
         let mut p = Proc {
             child,
             stdin,
             lines,
         };
         p.send("d7p")?;
-        p.wait_for(|l| l == "d7pok", timeout)?;
+        p.wait_for("d7pok", |l| l == "d7pok", timeout)?;
         p.send("isready")?;
-        p.wait_for(|l| l == "readyok", timeout)?;
+        p.wait_for("readyok", |l| l == "readyok", timeout)?;
         Ok(p)
     }
 
@@ -484,21 +532,35 @@ impl Proc {
             .map_err(|e| format!("engine input closed: {e}"))
     }
 
-    /// Waits for a line satisfying `want`; returns it.
+    /// Waits at most `timeout` for a line satisfying `want` (named `what`
+    /// in the error); returns it. Lines that do not count cannot extend the
+    /// wait: the deadline is checked at every line.
     fn wait_for(
         &mut self,
+        what: &str,
         want: impl Fn(&str) -> bool,
         timeout: Duration,
     ) -> Result<String, String> {
         let deadline = Instant::now() + timeout;
+        let mut heard = false;
+        let late = |heard: bool| {
+            let ms = timeout.as_millis();
+            if heard {
+                format!("engine sent no {what} within {ms} ms")
+            } else {
+                format!("engine silent for {ms} ms")
+            }
+        };
         loop {
             let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return Err(late(heard));
+            }
             match self.lines.recv_timeout(left) {
-                Ok(l) if want(l.trim()) => return Ok(l.trim().to_string()),
-                Ok(_) => {}
-                Err(RecvTimeoutError::Timeout) => {
-                    return Err(format!("engine silent for {} ms", timeout.as_millis()));
-                }
+                Ok(Ok(l)) if want(&l) => return Ok(l),
+                Ok(Ok(_)) => heard = true,
+                Ok(Err(garbled)) => return Err(garbled),
+                Err(RecvTimeoutError::Timeout) => return Err(late(heard)),
                 Err(RecvTimeoutError::Disconnected) => return Err("engine exited".into()),
             }
         }
@@ -572,7 +634,7 @@ impl D7pPolicy {
             pos.moves_remaining
         ))?;
         p.send("go")?;
-        let line = p.wait_for(|l| l.starts_with("bestmove"), self.timeout)?;
+        let line = p.wait_for("bestmove", |l| l.starts_with("bestmove"), self.timeout)?;
         parse_d7p_bestmove(&line)
     }
 }
