@@ -145,6 +145,73 @@ fn merge_respects_a_running_writers_lock() {
     );
 }
 
+/// `merge OUT` naming one of its shards, under any name (the same path, a
+/// symlink, `./x/../p`, a hard link), with or without `--force`, is refused
+/// naming both, and the shard is kept.
+#[test]
+fn merge_refuses_an_out_that_is_a_shard() {
+    let dir = scratch("merge-same");
+    std::fs::create_dir(dir.join("x")).unwrap();
+    let p = |i: u32| dir.join(format!("p{i}.jsonl"));
+    let shards = [p(1), p(2), p(3)];
+    for i in 1..=3 {
+        let sh = format!("{i}/3");
+        ok(&[
+            "play",
+            "--games",
+            "6",
+            "--policy",
+            "random",
+            "--shard",
+            &sh,
+            "--out",
+            s(&p(i)),
+        ]);
+    }
+    let before: Vec<Vec<u8>> = (1..=3).map(|i| std::fs::read(p(i)).unwrap()).collect();
+    let link = dir.join("link.jsonl");
+    std::os::unix::fs::symlink(p(1), &link).unwrap();
+    let hard = dir.join("hard.jsonl");
+    std::fs::hard_link(p(3), &hard).unwrap();
+    let dotted = dir.join("x").join("..").join("p2.jsonl");
+    for (out, shard) in [
+        (p(1), p(1)),
+        (link, p(1)),
+        (dotted, p(2)),
+        (hard.clone(), p(3)),
+    ] {
+        for force in [true, false] {
+            let mut a = vec!["merge"];
+            if force {
+                a.push("--force");
+            }
+            a.push(s(&out));
+            a.extend(shards.iter().map(|f| s(f)));
+            let err = fails(
+                &a,
+                &[
+                    "name the same file",
+                    "would replace that shard",
+                    "nothing was written",
+                ],
+            );
+            assert!(err.contains(s(&shard)) && err.contains(s(&out)), "{err}");
+            assert!(!err.contains("--force"), "{err}");
+        }
+    }
+    for i in 1..=3 {
+        assert_eq!(std::fs::read(p(i)).unwrap(), before[i as usize - 1]);
+    }
+    assert_eq!(std::fs::read(&hard).unwrap(), before[2]);
+    ok(&[
+        "merge",
+        s(&dir.join("all.jsonl")),
+        s(&p(1)),
+        s(&p(2)),
+        s(&p(3)),
+    ]);
+}
+
 #[test]
 fn merge_accepts_empty_shards() {
     let dir = scratch("empty");

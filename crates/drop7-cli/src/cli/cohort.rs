@@ -19,6 +19,8 @@ use rand_chacha::rand_core::{RngCore, SeedableRng};
 use rayon::prelude::*;
 use serde_json::json;
 
+use super::same::{both_name, same_file};
+
 /// Reads the records of `path` one by one; errors name the file and line.
 /// An empty file is refused.
 fn for_each_record(path: &Path, f: impl FnMut(u64, GameRecord) -> Result<()>) -> Result<u64> {
@@ -193,6 +195,25 @@ fn lock_existing(out: &Path) -> Result<Option<File>> {
     }
 }
 
+/// Refuses an output (`out_label` `out`: `OUT`, `--plot`) that is the same
+/// file as one of the `inputs` (label, path), under any name (`./x/../f`, a
+/// symlink, a hard link), before anything is read or written: `harm` says
+/// what writing it would do.
+fn refuse_output_is_input(
+    out_label: &str,
+    out: &Path,
+    inputs: &[(&str, &Path)],
+    harm: &str,
+) -> Result<()> {
+    if let Some((label, input)) = inputs.iter().find(|(_, p)| same_file(out, p)) {
+        bail!(
+            "{}: {harm} (nothing was written)",
+            both_name(out_label, out, label, input)
+        );
+    }
+    Ok(())
+}
+
 fn refuse_existing(out: &Path, force: bool) -> Result<()> {
     if !force && std::fs::metadata(out).is_ok_and(|m| m.len() > 0) {
         bail!(
@@ -231,6 +252,17 @@ struct ShardFile {
 /// Runs `drop7 merge`: checks the shards are one run's, disjoint and complete,
 /// then writes their records in seed order without the `shard` field.
 pub fn run_merge(args: &MergeArgs) -> Result<()> {
+    let inputs: Vec<(&str, &Path)> = args
+        .shards
+        .iter()
+        .map(|p| ("the shard", p.as_path()))
+        .collect();
+    refuse_output_is_input(
+        "OUT",
+        &args.out,
+        &inputs,
+        "the merged file would replace that shard",
+    )?;
     output_target("", &args.out)?;
     refuse_existing(&args.out, args.force)?;
     let given: Vec<&Path> = args.shards.iter().map(PathBuf::as_path).collect();
