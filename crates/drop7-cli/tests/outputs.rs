@@ -212,6 +212,56 @@ fn merge_refuses_an_out_that_is_a_shard() {
     ]);
 }
 
+/// A `--plot` picture naming one of the record files read (a record file
+/// called `.svg`, a symlink, a hard link) is refused before anything is
+/// written, naming both, and the records are kept.
+#[test]
+fn a_plot_over_a_record_file_is_refused() {
+    let dir = scratch("plot-same");
+    let c = cohort(&dir);
+    let sv = dir.join("sv.svg");
+    std::fs::copy(&c, &sv).unwrap();
+    let records = std::fs::read(&c).unwrap();
+    let err = fails(
+        &["summary", s(&sv), "--plot", s(&sv)],
+        &[
+            "--plot and the record file name the same file",
+            "sv.svg",
+            "nothing was written",
+        ],
+    );
+    assert!(err.contains("would replace its records"), "{err}");
+    let dotted = dir.join(".").join("sv.svg");
+    fails(
+        &["summary", s(&c), s(&sv), "--plot", s(&dotted)],
+        &["--plot", "the record file", "sv.svg", "name the same file"],
+    );
+    fails(
+        &["compare", s(&c), s(&sv), "--plot", s(&sv)],
+        &["--plot and CANDIDATE name the same file", "sv.svg"],
+    );
+    fails(
+        &["compare", s(&sv), s(&c), "--plot", s(&dotted)],
+        &["--plot", "and BASE", "sv.svg", "name the same file"],
+    );
+    let hard = dir.join("hard.svg");
+    std::fs::hard_link(&c, &hard).unwrap();
+    fails(
+        &["summary", s(&c), "--plot", s(&hard)],
+        &["hard.svg and the record file", "c.jsonl name the same file"],
+    );
+    let link = dir.join("link.svg");
+    std::os::unix::fs::symlink(&c, &link).unwrap();
+    fails(
+        &["compare", s(&sv), s(&c), "--plot", s(&link)],
+        &["link.svg and CANDIDATE", "name the same file"],
+    );
+    assert_eq!(std::fs::read(&sv).unwrap(), records);
+    assert_eq!(std::fs::read(&c).unwrap(), records);
+    // Another picture name is fine.
+    ok(&["summary", s(&sv), "--plot", s(&dir.join("ok.svg"))]);
+}
+
 #[test]
 fn merge_accepts_empty_shards() {
     let dir = scratch("empty");
@@ -276,6 +326,12 @@ fn summary_refuses_a_game_counted_twice() {
     let dir = scratch("dup");
     let c = cohort(&dir);
     fails(&["summary", s(&c), s(&c)], &["c.jsonl is given twice"]);
+    let hard = dir.join("hard.jsonl");
+    std::fs::hard_link(&c, &hard).unwrap();
+    fails(
+        &["summary", s(&c), s(&hard)],
+        &["hard.jsonl is given twice (also as", "c.jsonl"],
+    );
     let text = std::fs::read_to_string(&c).unwrap();
     let first = text.lines().next().unwrap();
     let rep = dir.join("rep.jsonl");

@@ -669,18 +669,11 @@ fn first_with_seed(files: &[PathBuf], seed: u32) -> (String, u64) {
 }
 
 /// Refuses a file given twice in `files`, also under another path to the
-/// same file (`./h.jsonl`, a link): `why` says what would go wrong.
+/// same file (`./h.jsonl`, a symlink or hard link): `why` says what would go
+/// wrong.
 fn refuse_given_twice(files: &[&Path], why: &str) -> Result<()> {
-    let canonical: Vec<Option<PathBuf>> = files
-        .iter()
-        .map(|p| std::fs::canonicalize(p).ok())
-        .collect();
     for (k, path) in files.iter().enumerate() {
-        let same = |j: usize| match (&canonical[j], &canonical[k]) {
-            (Some(a), Some(b)) => a == b,
-            _ => files[j] == *path,
-        };
-        if let Some(j) = (0..k).find(|&j| same(j)) {
+        if let Some(j) = (0..k).find(|&j| same_file(files[j], path)) {
             if files[j].as_os_str() == path.as_os_str() {
                 bail!("{} is given twice: {why}", path.display());
             }
@@ -744,6 +737,17 @@ pub fn run_summary(args: &SummaryArgs) -> Result<()> {
     }
     if let Some(plot) = &args.plot {
         check_plot(plot)?;
+        let inputs: Vec<(&str, &Path)> = args
+            .files
+            .iter()
+            .map(|p| ("the record file", p.as_path()))
+            .collect();
+        refuse_output_is_input(
+            "--plot",
+            plot,
+            &inputs,
+            "the picture would replace its records",
+        )?;
     }
     let files: Vec<&Path> = args.files.iter().map(PathBuf::as_path).collect();
     refuse_given_twice(&files, "its games would count twice")?;
@@ -976,6 +980,12 @@ pub fn run_compare(args: &CompareArgs) -> Result<()> {
     }
     if let Some(plot) = &args.plot {
         check_plot(plot)?;
+        refuse_output_is_input(
+            "--plot",
+            plot,
+            &[("BASE", &args.base), ("CANDIDATE", &args.candidate)],
+            "the picture would replace its records",
+        )?;
     }
     refuse_given_twice(
         &[&args.base, &args.candidate],
