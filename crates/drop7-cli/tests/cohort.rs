@@ -288,6 +288,64 @@ fn bad_record_files_are_named() {
     assert_eq!(stable(&good).len(), 5);
 }
 
+/// `summary` of part of a cohort (shards with a gap, a file cut short) says
+/// on stderr how many of its `cohortGames` are there and which seeds are
+/// missing; a whole cohort gets no note, and the JSON on stdout is unchanged.
+#[test]
+fn summary_notes_an_incomplete_cohort() {
+    let dir = scratch("partial");
+    let p = |i: u32| dir.join(format!("p{i}.jsonl"));
+    for i in 1..=3 {
+        let sh = format!("{i}/3");
+        ok(&[
+            "play",
+            "--games",
+            "9",
+            "--policy",
+            "random",
+            "--shard",
+            &sh,
+            "--out",
+            s(&p(i)),
+        ]);
+    }
+    let summary = |files: &[&Path]| {
+        let mut a = vec!["summary", "--json"];
+        a.extend(files.iter().map(|f| s(f)));
+        let out = common::ok_output(&a);
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        (v, String::from_utf8(out.stderr).unwrap())
+    };
+    let (v, err) = summary(&[&p(1), &p(3)]);
+    assert_eq!(v["games"], 6);
+    assert_eq!(
+        err,
+        "note: 6 of the cohort's 9 games (cohortGames) are here; missing seeds 0x00000004..0x00000006 (3 games)\n"
+    );
+    let (_, err) = summary(&[&p(1), &p(2), &p(3)]);
+    assert_eq!(err, "");
+    let all = dir.join("all.jsonl");
+    ok(&["merge", s(&all), s(&p(1)), s(&p(2)), s(&p(3))]);
+    assert_eq!(summary(&[&all]).1, "");
+    // A file cut short, and one with holes: single seeds, then a count.
+    let text = std::fs::read_to_string(&all).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    let cut = dir.join("cut.jsonl");
+    std::fs::write(&cut, lines[..8].join("\n") + "\n").unwrap();
+    assert!(
+        summary(&[&cut]).1.contains(
+            "8 of the cohort's 9 games (cohortGames) are here; missing seeds 0x00000009\n"
+        )
+    );
+    let holes = dir.join("holes.jsonl");
+    let kept: Vec<&str> = [0, 2, 4, 6, 8].iter().map(|&k| lines[k]).collect();
+    std::fs::write(&holes, kept.join("\n") + "\n").unwrap();
+    assert_eq!(
+        summary(&[&holes]).1,
+        "note: 5 of the cohort's 9 games (cohortGames) are here; missing seeds 0x00000002, 0x00000004, 0x00000006 and 1 more range\n"
+    );
+}
+
 /// Independent recomputation of the summary and compare figures (plain
 /// sorting, two-pass sd) on one cohort.
 #[test]

@@ -274,6 +274,48 @@ fn play_trace_resumes_and_refuses() {
     assert_eq!(read(&o3), kept);
 }
 
+/// `--trace` and `--out` naming one file under two spellings (`./x/../f`, a
+/// symlink, a round run) are refused as the same file, not as a file locked
+/// by another drop7, and no file is left behind.
+#[test]
+fn trace_and_out_are_one_file_under_any_name() {
+    let dir = scratch("samefile");
+    std::fs::create_dir(dir.join("x")).unwrap();
+    let same = dir.join("same2.jsonl");
+    let dotted = dir.join("x").join("..").join("same2.jsonl");
+    let play = |out: &Path, trace: &Path, extra: &[&str]| {
+        let mut a = vec!["play", "--policy", "random"];
+        a.extend(if extra.is_empty() {
+            &["--games", "3"]
+        } else {
+            extra
+        });
+        a.extend(["--out", s(out), "--trace", s(trace)]);
+        fails(&a, &["name the same file", "nothing was changed"])
+    };
+    let err = play(&dotted, &same, &[]);
+    assert!(
+        err.contains(&format!(
+            "--trace {} and --out {} name the same file",
+            same.display(),
+            dotted.display()
+        )),
+        "{err}"
+    );
+    assert!(!err.contains("locked"), "{err}");
+    assert!(!same.exists());
+    let round = common::data_path("rounds/gauntlet-01.json");
+    let err = play(&same, &dotted, &["--round", s(&round)]);
+    assert!(!err.contains("locked"), "{err}");
+    assert!(!same.exists());
+    // A symlink to an existing file: that file is kept as it was.
+    std::fs::write(&same, "kept\n").unwrap();
+    let link = dir.join("link.jsonl");
+    std::os::unix::fs::symlink(&same, &link).unwrap();
+    play(&link, &same, &["--games", "3", "--force"]);
+    assert_eq!(read(&same), "kept\n");
+}
+
 /// Spawns `drop7 args` with piped output.
 fn spawn(args: &[&str]) -> Child {
     drop7_cmd()

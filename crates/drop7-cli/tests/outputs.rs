@@ -145,6 +145,123 @@ fn merge_respects_a_running_writers_lock() {
     );
 }
 
+/// `merge OUT` naming one of its shards, under any name (the same path, a
+/// symlink, `./x/../p`, a hard link), with or without `--force`, is refused
+/// naming both, and the shard is kept.
+#[test]
+fn merge_refuses_an_out_that_is_a_shard() {
+    let dir = scratch("merge-same");
+    std::fs::create_dir(dir.join("x")).unwrap();
+    let p = |i: u32| dir.join(format!("p{i}.jsonl"));
+    let shards = [p(1), p(2), p(3)];
+    for i in 1..=3 {
+        let sh = format!("{i}/3");
+        ok(&[
+            "play",
+            "--games",
+            "6",
+            "--policy",
+            "random",
+            "--shard",
+            &sh,
+            "--out",
+            s(&p(i)),
+        ]);
+    }
+    let before: Vec<Vec<u8>> = (1..=3).map(|i| std::fs::read(p(i)).unwrap()).collect();
+    let link = dir.join("link.jsonl");
+    std::os::unix::fs::symlink(p(1), &link).unwrap();
+    let hard = dir.join("hard.jsonl");
+    std::fs::hard_link(p(3), &hard).unwrap();
+    let dotted = dir.join("x").join("..").join("p2.jsonl");
+    for (out, shard) in [
+        (p(1), p(1)),
+        (link, p(1)),
+        (dotted, p(2)),
+        (hard.clone(), p(3)),
+    ] {
+        for force in [true, false] {
+            let mut a = vec!["merge"];
+            if force {
+                a.push("--force");
+            }
+            a.push(s(&out));
+            a.extend(shards.iter().map(|f| s(f)));
+            let err = fails(
+                &a,
+                &[
+                    "name the same file",
+                    "would replace that shard",
+                    "nothing was written",
+                ],
+            );
+            assert!(err.contains(s(&shard)) && err.contains(s(&out)), "{err}");
+            assert!(!err.contains("--force"), "{err}");
+        }
+    }
+    for i in 1..=3 {
+        assert_eq!(std::fs::read(p(i)).unwrap(), before[i as usize - 1]);
+    }
+    assert_eq!(std::fs::read(&hard).unwrap(), before[2]);
+    ok(&[
+        "merge",
+        s(&dir.join("all.jsonl")),
+        s(&p(1)),
+        s(&p(2)),
+        s(&p(3)),
+    ]);
+}
+
+/// A `--plot` picture naming one of the record files read (a record file
+/// called `.svg`, a symlink, a hard link) is refused before anything is
+/// written, naming both, and the records are kept.
+#[test]
+fn a_plot_over_a_record_file_is_refused() {
+    let dir = scratch("plot-same");
+    let c = cohort(&dir);
+    let sv = dir.join("sv.svg");
+    std::fs::copy(&c, &sv).unwrap();
+    let records = std::fs::read(&c).unwrap();
+    let err = fails(
+        &["summary", s(&sv), "--plot", s(&sv)],
+        &[
+            "--plot and the record file name the same file",
+            "sv.svg",
+            "nothing was written",
+        ],
+    );
+    assert!(err.contains("would replace its records"), "{err}");
+    let dotted = dir.join(".").join("sv.svg");
+    fails(
+        &["summary", s(&c), s(&sv), "--plot", s(&dotted)],
+        &["--plot", "the record file", "sv.svg", "name the same file"],
+    );
+    fails(
+        &["compare", s(&c), s(&sv), "--plot", s(&sv)],
+        &["--plot and CANDIDATE name the same file", "sv.svg"],
+    );
+    fails(
+        &["compare", s(&sv), s(&c), "--plot", s(&dotted)],
+        &["--plot", "and BASE", "sv.svg", "name the same file"],
+    );
+    let hard = dir.join("hard.svg");
+    std::fs::hard_link(&c, &hard).unwrap();
+    fails(
+        &["summary", s(&c), "--plot", s(&hard)],
+        &["hard.svg and the record file", "c.jsonl name the same file"],
+    );
+    let link = dir.join("link.svg");
+    std::os::unix::fs::symlink(&c, &link).unwrap();
+    fails(
+        &["compare", s(&sv), s(&c), "--plot", s(&link)],
+        &["link.svg and CANDIDATE", "name the same file"],
+    );
+    assert_eq!(std::fs::read(&sv).unwrap(), records);
+    assert_eq!(std::fs::read(&c).unwrap(), records);
+    // Another picture name is fine.
+    ok(&["summary", s(&sv), "--plot", s(&dir.join("ok.svg"))]);
+}
+
 #[test]
 fn merge_accepts_empty_shards() {
     let dir = scratch("empty");
@@ -209,6 +326,12 @@ fn summary_refuses_a_game_counted_twice() {
     let dir = scratch("dup");
     let c = cohort(&dir);
     fails(&["summary", s(&c), s(&c)], &["c.jsonl is given twice"]);
+    let hard = dir.join("hard.jsonl");
+    std::fs::hard_link(&c, &hard).unwrap();
+    fails(
+        &["summary", s(&c), s(&hard)],
+        &["hard.jsonl is given twice (also as", "c.jsonl"],
+    );
     let text = std::fs::read_to_string(&c).unwrap();
     let first = text.lines().next().unwrap();
     let rep = dir.join("rep.jsonl");

@@ -19,6 +19,8 @@ use rand_chacha::rand_core::{RngCore, SeedableRng};
 use rayon::prelude::*;
 use serde_json::json;
 
+use super::same::{both_name, same_file};
+
 /// Reads the records of `path` one by one; errors name the file and line.
 /// An empty file is refused.
 fn for_each_record(path: &Path, f: impl FnMut(u64, GameRecord) -> Result<()>) -> Result<u64> {
@@ -193,6 +195,25 @@ fn lock_existing(out: &Path) -> Result<Option<File>> {
     }
 }
 
+/// Refuses an output (`out_label` `out`: `OUT`, `--plot`) that is the same
+/// file as one of the `inputs` (label, path), under any name (`./x/../f`, a
+/// symlink, a hard link), before anything is read or written: `harm` says
+/// what writing it would do.
+fn refuse_output_is_input(
+    out_label: &str,
+    out: &Path,
+    inputs: &[(&str, &Path)],
+    harm: &str,
+) -> Result<()> {
+    if let Some((label, input)) = inputs.iter().find(|(_, p)| same_file(out, p)) {
+        bail!(
+            "{}: {harm} (nothing was written)",
+            both_name(out_label, out, label, input)
+        );
+    }
+    Ok(())
+}
+
 fn refuse_existing(out: &Path, force: bool) -> Result<()> {
     if !force && std::fs::metadata(out).is_ok_and(|m| m.len() > 0) {
         bail!(
@@ -231,6 +252,17 @@ struct ShardFile {
 /// Runs `drop7 merge`: checks the shards are one run's, disjoint and complete,
 /// then writes their records in seed order without the `shard` field.
 pub fn run_merge(args: &MergeArgs) -> Result<()> {
+    let inputs: Vec<(&str, &Path)> = args
+        .shards
+        .iter()
+        .map(|p| ("the shard", p.as_path()))
+        .collect();
+    refuse_output_is_input(
+        "OUT",
+        &args.out,
+        &inputs,
+        "the merged file would replace that shard",
+    )?;
     output_target("", &args.out)?;
     refuse_existing(&args.out, args.force)?;
     let given: Vec<&Path> = args.shards.iter().map(PathBuf::as_path).collect();
@@ -618,6 +650,82 @@ impl SeedSet {
     }
 }
 
+impl SeedSet {
+    /// The ranges of `count` seeds from `start` (wrapping past 0xffffffff)
+    /// not in the set, as `[from, to)` in seed order.
+    fn missing(&self, start: u32, count: u64) -> Vec<(u64, u64)> {
+        const ALL: u64 = 1 << 32;
+        let (s, e) = (u64::from(start), u64::from(start) + count.min(ALL));
+        let parts = if e <= ALL {
+            vec![(s, e)]
+        } else {
+            vec![(s, ALL), (0, e - ALL)]
+        };
+        let mut gaps = Vec::new();
+        for (lo, hi) in parts {
+            let mut at = lo;
+            for (&a, &b) in &self.0 {
+                if b <= at {
+                    continue;
+                }
+                if a >= hi {
+                    break;
+                }
+                if a > at {
+                    gaps.push((at, a));
+                }
+                at = b;
+            }
+            if at < hi {
+                gaps.push((at, hi));
+            }
+        }
+        gaps
+    }
+}
+
+/// At most this many ranges of missing seeds are named in a note.
+const MAX_GAPS_SHOWN: usize = 3;
+
+/// The note of a summary of part of a cohort (records carrying
+/// `cohortGames`): how many of its games are here and which seeds are
+/// missing; `None` when every game is here or the records do not say.
+fn incomplete_note(seen: &SeedSet, reference: &GameRecord) -> Option<String> {
+    let games = reference.cohort_games?;
+    let start = parse_hex(reference.cohort_seed_start.as_deref())?;
+    let gaps = seen.missing(start, games);
+    if gaps.is_empty() {
+        return None;
+    }
+    let absent: u64 = gaps.iter().map(|(a, b)| b - a).sum();
+    let named: Vec<String> = gaps
+        .iter()
+        .take(MAX_GAPS_SHOWN)
+        .map(|&(a, b)| {
+            if b - a == 1 {
+                seed_hex(a as u32)
+            } else {
+                format!(
+                    "{}..{} ({})",
+                    seed_hex(a as u32),
+                    seed_hex((b - 1) as u32),
+                    super::count(b - a, "game")
+                )
+            }
+        })
+        .collect();
+    let mut named = named.join(", ");
+    if gaps.len() > MAX_GAPS_SHOWN {
+        let more = gaps.len() - MAX_GAPS_SHOWN;
+        named = format!("{named} and {more} more {}", super::noun(more, "range"));
+    }
+    Some(format!(
+        "note: {} of the cohort's {} (cohortGames) are here; missing seeds {named}",
+        games.saturating_sub(absent),
+        super::count(games, "game"),
+    ))
+}
+
 /// The first file and line holding `seed` (for the duplicate message).
 fn first_with_seed(files: &[PathBuf], seed: u32) -> (String, u64) {
     for path in files {
@@ -637,18 +745,11 @@ fn first_with_seed(files: &[PathBuf], seed: u32) -> (String, u64) {
 }
 
 /// Refuses a file given twice in `files`, also under another path to the
-/// same file (`./h.jsonl`, a link): `why` says what would go wrong.
+/// same file (`./h.jsonl`, a symlink or hard link): `why` says what would go
+/// wrong.
 fn refuse_given_twice(files: &[&Path], why: &str) -> Result<()> {
-    let canonical: Vec<Option<PathBuf>> = files
-        .iter()
-        .map(|p| std::fs::canonicalize(p).ok())
-        .collect();
     for (k, path) in files.iter().enumerate() {
-        let same = |j: usize| match (&canonical[j], &canonical[k]) {
-            (Some(a), Some(b)) => a == b,
-            _ => files[j] == *path,
-        };
-        if let Some(j) = (0..k).find(|&j| same(j)) {
+        if let Some(j) = (0..k).find(|&j| same_file(files[j], path)) {
             if files[j].as_os_str() == path.as_os_str() {
                 bail!("{} is given twice: {why}", path.display());
             }
@@ -712,6 +813,17 @@ pub fn run_summary(args: &SummaryArgs) -> Result<()> {
     }
     if let Some(plot) = &args.plot {
         check_plot(plot)?;
+        let inputs: Vec<(&str, &Path)> = args
+            .files
+            .iter()
+            .map(|p| ("the record file", p.as_path()))
+            .collect();
+        refuse_output_is_input(
+            "--plot",
+            plot,
+            &inputs,
+            "the picture would replace its records",
+        )?;
     }
     let files: Vec<&Path> = args.files.iter().map(PathBuf::as_path).collect();
     refuse_given_twice(&files, "its games would count twice")?;
@@ -776,6 +888,11 @@ pub fn run_summary(args: &SummaryArgs) -> Result<()> {
         })?;
     }
     let (reference, _) = one_run.reference.expect("files are non-empty");
+    // Part of a cohort is summarised as it is (a shard, a run still going),
+    // but said so: its figures are not the cohort's.
+    if let Some(note) = incomplete_note(&seen, &reference) {
+        eprintln!("{note}");
+    }
     // One game has no spread: no sd, and no interval (a bootstrap of one
     // value would only repeat it).
     let ci = (score.n >= 2).then(|| {
@@ -944,6 +1061,12 @@ pub fn run_compare(args: &CompareArgs) -> Result<()> {
     }
     if let Some(plot) = &args.plot {
         check_plot(plot)?;
+        refuse_output_is_input(
+            "--plot",
+            plot,
+            &[("BASE", &args.base), ("CANDIDATE", &args.candidate)],
+            "the picture would replace its records",
+        )?;
     }
     refuse_given_twice(
         &[&args.base, &args.candidate],
@@ -1464,6 +1587,27 @@ mod tests {
             )
         );
         let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn missing_seeds_wrap_past_the_last_seed() {
+        let mut seen = SeedSet::default();
+        for s in [0xffff_fffe, 1, 3] {
+            seen.insert(s);
+        }
+        assert_eq!(
+            seen.missing(0xffff_fffe, 6),
+            vec![(0xffff_ffff, 1 << 32), (0, 1), (2, 3)]
+        );
+        assert!(seen.missing(1, 1).is_empty());
+        let mut r = GameRecord::default();
+        assert_eq!(incomplete_note(&seen, &r), None, "no cohortGames: no note");
+        r.cohort_games = Some(6);
+        r.cohort_seed_start = Some("0xfffffffe".into());
+        assert_eq!(
+            incomplete_note(&seen, &r).unwrap(),
+            "note: 3 of the cohort's 6 games (cohortGames) are here; missing seeds 0xffffffff, 0x00000000, 0x00000002"
+        );
     }
 
     #[test]

@@ -11,6 +11,7 @@ pub mod decide;
 pub mod play;
 pub mod replay;
 pub mod rounds;
+pub mod same;
 pub mod serve;
 pub mod show;
 pub mod spec;

@@ -23,8 +23,9 @@ use fs4::fs_std::FileExt;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use signal_hook::consts::{SIGINT, SIGTERM, SIGXFSZ};
 
+use super::same::{both_name, same_file};
 use super::spec::{GameArgs, GameSetup, PolicySpec, with_engine, with_policy};
-use super::trace::file::{Noting, TraceCheck, TraceOut, same_file};
+use super::trace::file::{Noting, TraceCheck, TraceOut};
 
 /// Options of `drop7 play`.
 #[derive(Args, Debug)]
@@ -174,8 +175,12 @@ pub fn run(args: &PlayArgs) -> Result<()> {
     let mut tracer = None;
     let mut trace_check = None;
     if let Some(path) = &args.trace {
-        if args.out.as_deref().is_some_and(|o| same_file(o, path)) {
-            bail!("--trace and --out name the same file {}", path.display());
+        // Before either is opened (and locked): the message says why.
+        if let Some(out) = args.out.as_deref().filter(|o| same_file(o, path)) {
+            bail!(
+                "{} (nothing was changed)",
+                both_name("--trace", path, "--out", out)
+            );
         }
         let (t, c) = TraceOut::open(
             path,

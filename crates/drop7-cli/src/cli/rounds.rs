@@ -226,8 +226,11 @@ pub fn run(
     let mut tracer = match trace {
         None => None,
         Some(path) => {
-            if out.is_some_and(|o| super::trace::file::same_file(o, path)) {
-                bail!("--trace and --out name the same file {}", path.display());
+            if let Some(out) = out.filter(|o| super::same::same_file(o, path)) {
+                bail!(
+                    "{} (nothing was changed)",
+                    super::same::both_name("--trace", path, "--out", out)
+                );
             }
             let (mut t, _) = super::trace::file::TraceOut::open(
                 path,

@@ -555,12 +555,4 @@ pub mod file {
             Ok(())
         }
     }
-
-    /// The `--trace` file also given as `--out` is refused.
-    pub fn same_file(a: &Path, b: &Path) -> bool {
-        match (a.canonicalize(), b.canonicalize()) {
-            (Ok(x), Ok(y)) => x == y,
-            _ => a == b,
-        }
-    }
 }
