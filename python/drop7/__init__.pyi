@@ -78,9 +78,15 @@ class Game:
         """A game at a given position. ``moves_remaining`` defaults to 5.
         With the headless driver, the next move's reveals and next disc
         come from (seed, moves_played), as in the game that reached it.
+        ``score`` 0..2**53, ``level`` 1..2**31 and ``moves_played``
+        0..2**31: bounds well below the counters' limits (u64, u32), so
+        that playing on never wraps a counter (``step`` refuses a move with
+        ValueError rather than wrap, which no game from these bounds reaches
+        within 2**31 moves).
         Raises TypeError for a non-integer board dtype, ValueError for a
         wrong shape, a cell outside 0-9, a floating disc, next_disc outside
-        1-7 or moves_remaining outside 1-5."""
+        1-7, moves_remaining outside 1-5, or score, level or moves_played
+        outside their bounds (naming the argument and the range)."""
     def step(self, column: int) -> MoveOutcome:
         """Drops the next disc into ``column`` (0-6). Raises ValueError for a
         column out of range, a full column or a game already over (the game

@@ -139,6 +139,17 @@ fn opt_u64(obj: Option<&Bound<'_, PyAny>>, what: &str) -> PyResult<Option<u64>> 
     }
 }
 
+/// Largest `score` `Game.from_board` accepts (2^53, the largest integer a
+/// float64 holds exactly): a move scores less than 2^30 points, so no game
+/// started below it reaches `u64::MAX` within the 2^32 moves it may count.
+const MAX_START_SCORE: u64 = 1 << 53;
+
+/// Largest `level` and `moves_played` `Game.from_board` accepts (2^31): a
+/// game then has 2^31 - 1 moves (each at most one rise) before a counter
+/// (`u32`) could run out, and `Game.step` refuses a move once one is at
+/// `u32::MAX` rather than wrap.
+const MAX_START_COUNT: u32 = 1 << 31;
+
 /// Most threads of one `play` call.
 const MAX_THREADS: usize = 4096;
 
@@ -355,9 +366,10 @@ impl Game {
             Some(r) => int_in(r, "moves_remaining", 1, 5)? as u8,
             None => DROPS_PER_LEVEL,
         };
-        let score = int_or(score, "score", 0, u64::MAX.into(), 0)? as u64;
-        let level = int_or(level, "level", 1, u32::MAX.into(), 1)? as u32;
-        let moves_played = int_or(moves_played, "moves_played", 0, u32::MAX.into(), 0)? as u32;
+        let score = int_or(score, "score", 0, MAX_START_SCORE.into(), 0)? as u64;
+        let level = int_or(level, "level", 1, MAX_START_COUNT.into(), 1)? as u32;
+        let moves_played =
+            int_or(moves_played, "moves_played", 0, MAX_START_COUNT.into(), 0)? as u32;
         let seed = match seed {
             Some(s) => seed_from(s, "seed")?,
             None => 0,
@@ -401,6 +413,17 @@ impl Game {
         }
         if !(0..7).contains(&c) {
             return Err(value_error(format!("column {c} is out of range 0..=6")));
+        }
+        // Never reached from a `from_board` start within 2^31 moves: the
+        // counters refuse to wrap rather than count on from 0.
+        let st = self.inner.state();
+        if st.moves_played == u32::MAX || st.level == u32::MAX {
+            return Err(value_error(format!(
+                "the game's counters are at their limit (moves_played {}, level {}; at most {}); start a new game",
+                st.moves_played,
+                st.level,
+                u32::MAX
+            )));
         }
         let out = self.inner.play(c as usize).map_err(|e| {
             value_error(format!(
