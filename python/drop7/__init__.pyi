@@ -51,7 +51,9 @@ class Position(TypedDict, total=False):
 PositionLike = Union["Game", Mapping[str, Any]]
 """A Game, or a mapping with "board" (BoardLike), "next" (1-7),
 "movesRemaining" (1-5) and optionally "gameOver" (the root lines of
-`drop7 decide`; "next_disc"/"moves_remaining"/"game_over" also accepted)."""
+`drop7 decide`; "next_disc"/"moves_remaining"/"game_over" also accepted).
+With "gameOver": True, "next" may be left out and "movesRemaining" may be 0
+(a `drop7 trace` line after a blocked rise), as `drop7 decide`/`leaf` read it."""
 
 class Game:
     """One game of Drop7 Hardcore on the exact engine.
@@ -170,7 +172,8 @@ def decide(
     table cannot be allocated."""
 
 def leaf(position: PositionLike) -> float:
-    """The fair leaf's value of a position (search.md §4), as `drop7 leaf`."""
+    """The fair leaf's value of a position (search.md §4), as `drop7 leaf`;
+    -2500000.0 for a game-over position."""
 
 class GameRecord(TypedDict, total=False):
     """One game's record, as `drop7 play --out` writes it (formats.md "Game

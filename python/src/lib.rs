@@ -239,7 +239,8 @@ fn mask_of(board: &Board, over: bool) -> [bool; 7] {
 
 /// A position from a `Game` or a mapping `{"board", "next", "movesRemaining"[, "gameOver"]}`
 /// (the root-line keys of `drop7 decide`; `next_disc` / `moves_remaining` /
-/// `game_over` are accepted too).
+/// `game_over` are accepted too). With `"gameOver": true`, `next` may be left
+/// out and `movesRemaining` may be 0, as in `drop7 decide`/`leaf`.
 fn position_from(py: Python<'_>, obj: &Bound<'_, PyAny>) -> PyResult<Position> {
     if let Ok(g) = obj.cast::<Game>() {
         return Ok(g.borrow().inner.state().position);
@@ -262,13 +263,6 @@ fn position_from(py: Python<'_>, obj: &Bound<'_, PyAny>) -> PyResult<Position> {
         get(keys)?.ok_or_else(|| value_error(format!("position: missing key {:?}", keys[0])))
     };
     let board = board_from(py, &need(&["board"])?)?;
-    let next = int_in(&need(&["next", "next_disc"])?, "next", 1, 7)?;
-    let rise = int_in(
-        &need(&["movesRemaining", "moves_remaining"])?,
-        "movesRemaining",
-        1,
-        5,
-    )?;
     let game_over = match get(&["gameOver", "game_over"])? {
         None => false,
         Some(v) if v.is_none() => false,
@@ -276,6 +270,19 @@ fn position_from(py: Python<'_>, obj: &Bound<'_, PyAny>) -> PyResult<Position> {
             .extract::<bool>()
             .map_err(|_| PyTypeError::new_err("gameOver must be a bool"))?,
     };
+    // As `drop7 decide`/`leaf` read a root line: a game-over position (a
+    // `drop7 trace` line after a blocked rise) may omit `next` (it is then 1,
+    // never used) and may have `movesRemaining` 0.
+    let next = match get(&["next", "next_disc"])? {
+        None if game_over => 1,
+        _ => int_in(&need(&["next", "next_disc"])?, "next", 1, 7)?,
+    };
+    let rise = int_in(
+        &need(&["movesRemaining", "moves_remaining"])?,
+        "movesRemaining",
+        i64::from(!game_over),
+        5,
+    )?;
     Ok(Position {
         board,
         next_disc: next as u8,
