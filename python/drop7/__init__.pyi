@@ -228,7 +228,10 @@ def play(
     ``cohortGames``). ``threads=0``: every core; a fair run with fewer
     games than threads splits each decision, as `drop7 play` does.
     ``table`` defaults as `drop7 play --table` (sa:65536:4, or sa:1048576:4
-    from depth 5). Releases the GIL; Ctrl-C stops the run (KeyboardInterrupt). Raises ValueError (unknown policy,
+    from depth 5); ``table`` or ``max_work`` with a policy that does not
+    search is ignored with a UserWarning ("table applies to fair policies
+    only: ignored for center"), as `drop7 play` notes it. Releases the GIL;
+    Ctrl-C stops the run (KeyboardInterrupt). Raises ValueError (unknown policy,
     driver or table, seed out of range), TypeError (seeds not integers)."""
 @overload
 def play(
