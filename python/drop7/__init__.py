@@ -12,6 +12,7 @@ cell codes 0 empty, 1-7 numbered discs, 8 solid gray, 9 cracked gray.
 from __future__ import annotations
 
 import json
+import warnings
 from typing import Any, Iterable, List, Optional
 
 from drop7._drop7 import DEFAULT_MAX_MOVES, DROPS_PER_LEVEL, Game, __version__, decide, leaf
@@ -61,7 +62,10 @@ def play(
     threads splits each decision over the spare ones (same actions, search
     counters of a table may then differ from run to run), as the CLI does.
     ``table`` (fair policies) defaults as ``drop7 play --table`` does:
-    ``"sa:65536:4"``, from depth 5 ``"sa:1048576:4"``. The GIL is released
+    ``"sa:65536:4"``, from depth 5 ``"sa:1048576:4"``; ``table`` or
+    ``max_work`` given with a policy that does not search is ignored with a
+    ``UserWarning`` (``table applies to fair policies only: ignored for
+    center``), as the CLI notes it. The GIL is released
     while the games run; Ctrl-C stops the run and raises ``KeyboardInterrupt``.
 
     Raises ``ValueError`` for an unknown policy, driver or table, or a seed
@@ -75,6 +79,16 @@ def play(
     records: List[dict] = json.loads(
         _drop7.play_json(policy, seeds, threads, max_moves, driver, table, max_work)
     )
+    # The policy was accepted above: only the fair ones ("fair", "fair:dDsS") search.
+    if not policy.startswith("fair"):
+        for name, value in (("table", table), ("max_work", max_work)):
+            if value is not None:
+                # As `drop7 play`'s note on --table / --max-work.
+                warnings.warn(
+                    f"{name} applies to fair policies only: ignored for {policy}",
+                    UserWarning,
+                    stacklevel=2,
+                )
     if as_frame:
         try:
             import pandas as pd

@@ -51,7 +51,9 @@ class Position(TypedDict, total=False):
 PositionLike = Union["Game", Mapping[str, Any]]
 """A Game, or a mapping with "board" (BoardLike), "next" (1-7),
 "movesRemaining" (1-5) and optionally "gameOver" (the root lines of
-`drop7 decide`; "next_disc"/"moves_remaining"/"game_over" also accepted)."""
+`drop7 decide`; "next_disc"/"moves_remaining"/"game_over" also accepted).
+With "gameOver": True, "next" may be left out and "movesRemaining" may be 0
+(a `drop7 trace` line after a blocked rise), as `drop7 decide`/`leaf` read it."""
 
 class Game:
     """One game of Drop7 Hardcore on the exact engine.
@@ -78,9 +80,15 @@ class Game:
         """A game at a given position. ``moves_remaining`` defaults to 5.
         With the headless driver, the next move's reveals and next disc
         come from (seed, moves_played), as in the game that reached it.
+        ``score`` 0..2**53, ``level`` 1..2**31 and ``moves_played``
+        0..2**31: bounds well below the counters' limits (u64, u32), so
+        that playing on never wraps a counter (``step`` refuses a move with
+        ValueError rather than wrap, which no game from these bounds reaches
+        within 2**31 moves).
         Raises TypeError for a non-integer board dtype, ValueError for a
         wrong shape, a cell outside 0-9, a floating disc, next_disc outside
-        1-7 or moves_remaining outside 1-5."""
+        1-7, moves_remaining outside 1-5, or score, level or moves_played
+        outside their bounds (naming the argument and the range)."""
     def step(self, column: int) -> MoveOutcome:
         """Drops the next disc into ``column`` (0-6). Raises ValueError for a
         column out of range, a full column or a game already over (the game
@@ -164,7 +172,8 @@ def decide(
     table cannot be allocated."""
 
 def leaf(position: PositionLike) -> float:
-    """The fair leaf's value of a position (search.md §4), as `drop7 leaf`."""
+    """The fair leaf's value of a position (search.md §4), as `drop7 leaf`;
+    -2500000.0 for a game-over position."""
 
 class GameRecord(TypedDict, total=False):
     """One game's record, as `drop7 play --out` writes it (formats.md "Game
@@ -219,7 +228,10 @@ def play(
     ``cohortGames``). ``threads=0``: every core; a fair run with fewer
     games than threads splits each decision, as `drop7 play` does.
     ``table`` defaults as `drop7 play --table` (sa:65536:4, or sa:1048576:4
-    from depth 5). Releases the GIL; Ctrl-C stops the run (KeyboardInterrupt). Raises ValueError (unknown policy,
+    from depth 5); ``table`` or ``max_work`` with a policy that does not
+    search is ignored with a UserWarning ("table applies to fair policies
+    only: ignored for center"), as `drop7 play` notes it. Releases the GIL;
+    Ctrl-C stops the run (KeyboardInterrupt). Raises ValueError (unknown policy,
     driver or table, seed out of range), TypeError (seeds not integers)."""
 @overload
 def play(

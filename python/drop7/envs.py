@@ -108,6 +108,19 @@ class Drop7Env(gymnasium.Env):
     def reset(
         self, *, seed: Optional[int] = None, options: Optional[Dict[str, Any]] = None
     ) -> Tuple[Dict[str, Any], Dict[str, Any]]:
+        """Starts a new game: the reference game of ``seed`` (0..2**32-1), or
+        of a seed drawn from ``np_random`` when ``seed`` is None. ``options``
+        is ignored.
+
+        Returns ``(observation, info)``: observation a dict with ``board``
+        (numpy int8 ``(7, 7)``, row 0 at the top), ``next_disc`` (numpy
+        int64 scalar, 1-7), ``moves_remaining`` (numpy int64 scalar, 0-5),
+        ``level`` (numpy int64 array of shape ``()``) and, with
+        ``action_mask_in_obs``, ``action_mask`` (int8 ``(7,)``); info a dict
+        with ``action_mask`` (bool ``(7,)``), ``score``, ``moves_played`` and
+        ``seed`` (ints). Raises TypeError for a non-integer seed, ValueError
+        for one out of range.
+        """
         if seed is not None:
             seed = _check_seed(seed)
         super().reset(seed=seed)
@@ -117,6 +130,21 @@ class Drop7Env(gymnasium.Env):
         return self._obs(), self._info()
 
     def step(self, action: Any) -> Tuple[Dict[str, Any], float, bool, bool, Dict[str, Any]]:
+        """Drops the next disc into column ``action`` (an integer 0-6, or a
+        numpy integer / 0-d array).
+
+        Returns ``(observation, reward, terminated, truncated, info)``:
+        observation as ``reset`` gives it; reward a float (the move's score
+        delta, points); terminated (bool) at game over; truncated (bool)
+        when ``max_moves`` moves were played; info as ``reset``'s plus the
+        move's ``waves`` (list of dicts), ``reveals``, ``cleared_board``,
+        ``level_advanced`` and ``terminal_reason``.
+
+        Raises ``IllegalMove`` (a ValueError) for a column out of range or
+        full, TypeError for a non-integer action,
+        ``gymnasium.error.ResetNeeded`` before ``reset`` or after the episode
+        ended.
+        """
         g = self.game
         if g is None:
             raise gymnasium.error.ResetNeeded("call reset() before step()")
@@ -149,6 +177,10 @@ class Drop7Env(gymnasium.Env):
         return self._obs(), float(out["score_delta"]), terminated, truncated, info
 
     def render(self) -> Optional[str]:
+        """With ``render_mode="ansi"``: a header line (score, level, next
+        disc, drops to the rise) and the 7 board rows, top first ('.' empty,
+        1-7 discs, '8' solid gray, '*' cracked gray), as one str; else None.
+        """
         if self.render_mode != "ansi" or self.game is None:
             return None
         g = self.game
@@ -214,6 +246,18 @@ class Drop7VectorEnv(VectorEnv):
     def reset(
         self, *, seed: Optional[int] = None, options: Optional[Dict[str, Any]] = None
     ) -> Tuple[Dict[str, np.ndarray], Dict[str, np.ndarray]]:
+        """Restarts every env: env ``i`` plays the game of seed ``seed + i``
+        (``seed`` one integer 0..2**32-1, or None for one drawn from
+        ``np_random``); later autoresets take ``seed + N``, ``seed + N + 1``,
+        ... ``options`` is ignored.
+
+        Returns ``(observations, infos)``: observations a dict of arrays
+        ``board`` int8 ``(N, 7, 7)``, ``next_disc`` / ``moves_remaining`` /
+        ``level`` int64 ``(N,)`` (and ``action_mask`` int8 ``(N, 7)`` with
+        ``action_mask_in_obs``); infos ``action_mask`` bool ``(N, 7)``,
+        ``seed`` uint32 ``(N,)``, ``score`` int64 ``(N,)``. Raises TypeError
+        for a non-integer seed, ValueError for one out of range.
+        """
         if seed is not None:
             # One integer: env i plays seed + i (a list of per-env seeds is not supported).
             seed = _check_seed(seed)
@@ -227,6 +271,20 @@ class Drop7VectorEnv(VectorEnv):
         return obs, info
 
     def step(self, actions: Any):
+        """One move in every env: ``actions`` an integer array-like of shape
+        ``(N,)`` (columns 0-6; the action of an env that autoresets on this
+        step is ignored).
+
+        Returns ``(observations, rewards, terminations, truncations,
+        infos)``: observations and infos as ``reset`` gives them, rewards
+        float64 ``(N,)`` (score deltas, 0 for an autoreset env),
+        terminations and truncations bool ``(N,)``.
+
+        Raises ``IllegalMove`` (a ValueError) before any env moves when an
+        action is out of range or a full column, TypeError for a non-integer
+        dtype, ValueError for a wrong shape, ``gymnasium.error.ResetNeeded``
+        before the first ``reset``.
+        """
         if not self._has_reset:
             # As the single env (and Gymnasium's OrderEnforcing wrapper).
             raise gymnasium.error.ResetNeeded("call reset() before step()")

@@ -139,6 +139,17 @@ fn opt_u64(obj: Option<&Bound<'_, PyAny>>, what: &str) -> PyResult<Option<u64>> 
     }
 }
 
+/// Largest `score` `Game.from_board` accepts (2^53, the largest integer a
+/// float64 holds exactly): a move scores less than 2^30 points, so no game
+/// started below it reaches `u64::MAX` within the 2^32 moves it may count.
+const MAX_START_SCORE: u64 = 1 << 53;
+
+/// Largest `level` and `moves_played` `Game.from_board` accepts (2^31): a
+/// game then has 2^31 - 1 moves (each at most one rise) before a counter
+/// (`u32`) could run out, and `Game.step` refuses a move once one is at
+/// `u32::MAX` rather than wrap.
+const MAX_START_COUNT: u32 = 1 << 31;
+
 /// Most threads of one `play` call.
 const MAX_THREADS: usize = 4096;
 
@@ -228,7 +239,8 @@ fn mask_of(board: &Board, over: bool) -> [bool; 7] {
 
 /// A position from a `Game` or a mapping `{"board", "next", "movesRemaining"[, "gameOver"]}`
 /// (the root-line keys of `drop7 decide`; `next_disc` / `moves_remaining` /
-/// `game_over` are accepted too).
+/// `game_over` are accepted too). With `"gameOver": true`, `next` may be left
+/// out and `movesRemaining` may be 0, as in `drop7 decide`/`leaf`.
 fn position_from(py: Python<'_>, obj: &Bound<'_, PyAny>) -> PyResult<Position> {
     if let Ok(g) = obj.cast::<Game>() {
         return Ok(g.borrow().inner.state().position);
@@ -251,13 +263,6 @@ fn position_from(py: Python<'_>, obj: &Bound<'_, PyAny>) -> PyResult<Position> {
         get(keys)?.ok_or_else(|| value_error(format!("position: missing key {:?}", keys[0])))
     };
     let board = board_from(py, &need(&["board"])?)?;
-    let next = int_in(&need(&["next", "next_disc"])?, "next", 1, 7)?;
-    let rise = int_in(
-        &need(&["movesRemaining", "moves_remaining"])?,
-        "movesRemaining",
-        1,
-        5,
-    )?;
     let game_over = match get(&["gameOver", "game_over"])? {
         None => false,
         Some(v) if v.is_none() => false,
@@ -265,6 +270,19 @@ fn position_from(py: Python<'_>, obj: &Bound<'_, PyAny>) -> PyResult<Position> {
             .extract::<bool>()
             .map_err(|_| PyTypeError::new_err("gameOver must be a bool"))?,
     };
+    // As `drop7 decide`/`leaf` read a root line: a game-over position (a
+    // `drop7 trace` line after a blocked rise) may omit `next` (it is then 1,
+    // never used) and may have `movesRemaining` 0.
+    let next = match get(&["next", "next_disc"])? {
+        None if game_over => 1,
+        _ => int_in(&need(&["next", "next_disc"])?, "next", 1, 7)?,
+    };
+    let rise = int_in(
+        &need(&["movesRemaining", "moves_remaining"])?,
+        "movesRemaining",
+        i64::from(!game_over),
+        5,
+    )?;
     Ok(Position {
         board,
         next_disc: next as u8,
@@ -273,7 +291,19 @@ fn position_from(py: Python<'_>, obj: &Bound<'_, PyAny>) -> PyResult<Position> {
     })
 }
 
-/// One game of Drop7 Hardcore (see `drop7/__init__.pyi` for the documentation).
+/// One game of Drop7 Hardcore on the exact engine.
+///
+/// `Game(seed, driver="headless")`: the reference game of `seed`
+/// (0..2**32-1); `driver` is "headless" (per-move seeds, the research
+/// driver) or "stream" (one Mulberry32 stream). `Game.from_board(...)`
+/// starts from any position.
+///
+/// Board encoding: `board` is a numpy int8 array of shape (7, 7), row 0 at
+/// the top; cell codes 0 empty, 1-7 numbered discs, 8 solid gray, 9 cracked
+/// gray. `action_mask` is a numpy bool array of shape (7,).
+///
+/// Raises ValueError for a seed out of range or an unknown driver,
+/// TypeError for a non-integer seed. Types: `drop7/__init__.pyi`.
 #[pyclass(module = "drop7", name = "Game")]
 #[derive(Clone)]
 struct Game {
@@ -335,6 +365,20 @@ impl Game {
         })
     }
 
+    /// A game at a given position.
+    ///
+    /// `board`: an integer array-like of shape (7, 7) (any integer dtype,
+    /// e.g. numpy int8; row 0 at the top, cell codes 0-9) or a 49-character
+    /// string, row 0 first. `next_disc` 1-7; `moves_remaining` 1-5 (default
+    /// 5); `score` 0..2**53, `level` 1..2**31, `moves_played` 0..2**31 (so
+    /// that playing on can never overflow a counter); `seed` 0..2**32-1
+    /// (default 0). With the headless driver the next move's reveals and next
+    /// disc come from (seed, moves_played), as in the game that reached it.
+    /// A board with no legal column gives a game already over.
+    ///
+    /// Raises TypeError for a non-integer board dtype or argument,
+    /// ValueError (naming the argument and its range) for a wrong shape, a
+    /// cell outside 0-9, a floating disc or a value out of range.
     #[staticmethod]
     #[pyo3(signature = (board, next_disc, moves_remaining = None, *, score = None, level = None, moves_played = None, seed = None, driver = "headless"))]
     #[allow(clippy::too_many_arguments)]
@@ -355,9 +399,10 @@ impl Game {
             Some(r) => int_in(r, "moves_remaining", 1, 5)? as u8,
             None => DROPS_PER_LEVEL,
         };
-        let score = int_or(score, "score", 0, u64::MAX.into(), 0)? as u64;
-        let level = int_or(level, "level", 1, u32::MAX.into(), 1)? as u32;
-        let moves_played = int_or(moves_played, "moves_played", 0, u32::MAX.into(), 0)? as u32;
+        let score = int_or(score, "score", 0, MAX_START_SCORE.into(), 0)? as u64;
+        let level = int_or(level, "level", 1, MAX_START_COUNT.into(), 1)? as u32;
+        let moves_played =
+            int_or(moves_played, "moves_played", 0, MAX_START_COUNT.into(), 0)? as u32;
         let seed = match seed {
             Some(s) => seed_from(s, "seed")?,
             None => 0,
@@ -378,6 +423,17 @@ impl Game {
         })
     }
 
+    /// Drops the next disc into `column` (0-6) and returns the move's
+    /// outcome as a dict: `disc`, `column`, `score_delta` (int, points),
+    /// `waves` (list of {`depth`, `cleared`, `revealed`, `points`}),
+    /// `reveals`, `cleared_board`, `level_advanced`, `game_over`,
+    /// `terminal_reason` ("blocked-rise", "no-legal-column" or None), then
+    /// the state after the move: `score`, `level`, `moves_remaining`,
+    /// `next_disc` (None once the game is over).
+    ///
+    /// Raises ValueError for a column out of range, a full column or a game
+    /// already over (the game is then unchanged), TypeError for a
+    /// non-integer.
     fn step<'py>(
         &mut self,
         py: Python<'py>,
@@ -402,6 +458,17 @@ impl Game {
         if !(0..7).contains(&c) {
             return Err(value_error(format!("column {c} is out of range 0..=6")));
         }
+        // Never reached from a `from_board` start within 2^31 moves: the
+        // counters refuse to wrap rather than count on from 0.
+        let st = self.inner.state();
+        if st.moves_played == u32::MAX || st.level == u32::MAX {
+            return Err(value_error(format!(
+                "the game's counters are at their limit (moves_played {}, level {}; at most {}); start a new game",
+                st.moves_played,
+                st.level,
+                u32::MAX
+            )));
+        }
         let out = self.inner.play(c as usize).map_err(|e| {
             value_error(format!(
                 "illegal move: {e} (legal columns: {:?})",
@@ -412,72 +479,92 @@ impl Game {
         self.outcome(py, &out)
     }
 
+    /// list[int]: the columns that are not full, ascending; [] once the game is over.
     #[getter]
     fn legal_columns(&self) -> Vec<usize> {
         let m = mask_of(self.inner.board(), self.inner.is_over());
         (0..7).filter(|&c| m[c]).collect()
     }
 
+    /// numpy bool array of shape (7,): True for a legal column (all False
+    /// once the game is over). A new array each time.
     #[getter]
     fn action_mask<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<bool>> {
         Array1::from(mask_of(self.inner.board(), self.inner.is_over()).to_vec()).into_pyarray(py)
     }
 
+    /// numpy int8 array of shape (7, 7), row 0 at the top: 0 empty, 1-7
+    /// numbered discs, 8 solid gray, 9 cracked gray. A new array each time.
     #[getter]
     fn board<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray2<i8>> {
         board_array(self.inner.board()).into_pyarray(py)
     }
 
+    /// str: the board as 49 digits 0-9, row 0 (the top) first, as in traces.
     #[getter]
     fn board_string(&self) -> String {
         format_cells(&self.inner.board().to_cells())
     }
 
+    /// int: the disc the next move drops, 1-7.
     #[getter]
     fn next_disc(&self) -> u8 {
         self.inner.state().position.next_disc
     }
 
+    /// int: drops left before the next rise, 1-5 (0 after a blocked rise).
     #[getter]
     fn moves_remaining(&self) -> u8 {
         self.inner.state().position.moves_remaining
     }
 
+    /// int: 1 + the rises so far (from `from_board`: its `level` + rises since).
     #[getter]
     fn level(&self) -> u32 {
         self.inner.state().level
     }
 
+    /// int: points scored so far.
     #[getter]
     fn score(&self) -> u64 {
         self.inner.state().score
     }
 
+    /// int: moves played so far.
     #[getter]
     fn moves_played(&self) -> u32 {
         self.inner.state().moves_played
     }
 
+    /// bool: the game has ended (a blocked rise, or no legal column).
     #[getter]
     fn game_over(&self) -> bool {
         self.inner.is_over()
     }
 
+    /// str or None: "blocked-rise" or "no-legal-column" once the game is
+    /// over, else None.
     #[getter]
     fn terminal_reason(&self) -> Option<&'static str> {
         self.terminal.map(TerminalReason::as_str)
     }
 
+    /// int: the game seed, 0..2**32-1.
     #[getter]
     fn seed(&self) -> u32 {
         self.inner.driver().seed()
     }
 
+    /// str: the driver, "headless" or "stream".
     #[getter]
     fn driver(&self) -> &'static str {
         self.kind.as_str()
     }
 
+    /// The public position as a `drop7 decide` root line: a dict
+    /// {"board": str (49 digits, row 0 first), "next": int 1-7,
+    /// "movesRemaining": int 0-5, "gameOver": bool}, accepted by `decide`
+    /// and `leaf`.
     fn position<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let d = PyDict::new(py);
         let p = self.inner.state().position;
@@ -488,18 +575,23 @@ impl Game {
         Ok(d)
     }
 
+    /// An independent copy of the game (same state, same randomness to come).
     fn copy(&self) -> Game {
         self.clone()
     }
 
+    /// `copy.copy(game)`: the same as `game.copy()`.
     fn __copy__(&self) -> Game {
         self.clone()
     }
 
+    /// `copy.deepcopy(game)`: the same as `game.copy()`.
     fn __deepcopy__(&self, _memo: &Bound<'_, PyAny>) -> Game {
         self.clone()
     }
 
+    /// `repr(game)`: seed, driver, moves played, score, level, next disc,
+    /// moves remaining and game over.
     fn __repr__(&self) -> String {
         let st = self.inner.state();
         format!(
@@ -554,11 +646,30 @@ fn decision_dict<'py>(py: Python<'py>, d: &Decision) -> PyResult<Bound<'py, PyDi
     Ok(out)
 }
 
-/// The fair search's decision on one position (spec: search.md), on
-/// `threads` threads (the values, action and completed depth of one; see
-/// `drop7 decide --threads`); `table` defaults by depth as `drop7 decide`'s
-/// does. Raises `MemoryError` naming the table and its size when `table`
-/// cannot be allocated.
+/// The fair expectimax search's decision on one position (spec: search.md),
+/// bit-identical to `drop7 decide` with the same options.
+///
+/// `position`: a `drop7.Game`, or a mapping {"board", "next",
+/// "movesRemaining"[, "gameOver"]} as a `drop7 decide` root line ("board" a
+/// 49-character string or an integer array of shape (7, 7); "next" 1-7;
+/// "movesRemaining" 1-5; a game-over line may omit "next" and have
+/// "movesRemaining" 0). `depth` 1-8 (default 4), `strata` 1-32 (default
+/// 5), `table` "none", "lru:C", "dm:N" or "sa:N[:W]" (default as `drop7
+/// decide`'s: "sa:65536:4", from depth 5 "sa:1048576:4"), `max_work`
+/// 0..2**64-1 (default: never binds), `threads` 1-256 (the same action,
+/// values and completed depth as one thread; see `drop7 decide --threads`).
+///
+/// Returns a dict: "action" (int column 0-6, None for a game-over
+/// position), "values" (list of 7 floats, None for an illegal column),
+/// "expected_scores" (list of 7 floats or None: mean immediate score
+/// deltas), "completed_depth" (int) and "stats" (dict of ints "work",
+/// "nodes", "cache_hits", "cache_entries", "evictions", "leaf_calls",
+/// "move_calls").
+///
+/// Releases the GIL; Ctrl-C stops the search (KeyboardInterrupt). Raises
+/// ValueError for an option out of range or a malformed position,
+/// TypeError for a wrong type, MemoryError naming the table and its size
+/// when `table` cannot be allocated.
 #[pyfunction]
 #[pyo3(signature = (position, depth = None, strata = None, table = None, max_work = None, threads = None))]
 fn decide<'py>(
@@ -609,7 +720,16 @@ fn decide<'py>(
     decision_dict(py, &d)
 }
 
-/// The fair leaf's value of one position (spec: search.md §4).
+/// The fair leaf's value of one position (spec: search.md §4), as `drop7
+/// leaf` prints it.
+///
+/// `position`: a `drop7.Game`, or a mapping {"board", "next",
+/// "movesRemaining"[, "gameOver"]} as a `drop7 leaf` line ("board" a
+/// 49-character string or an integer array of shape (7, 7); "next" 1-7;
+/// "movesRemaining" 1-5; a game-over line may omit "next" and have
+/// "movesRemaining" 0). Returns a float (-2500000.0 for a game-over
+/// position). Raises ValueError for a malformed position, TypeError for a
+/// wrong type.
 #[pyfunction]
 fn leaf(py: Python<'_>, position: &Bound<'_, PyAny>) -> PyResult<f64> {
     let pos = position_from(py, position)?;
@@ -742,7 +862,8 @@ fn play_json(
     serde_json::to_string(&recs).map_err(|e| value_error(format!("records: {e}")))
 }
 
-/// N games stepped together (the engine of `drop7.Drop7VectorEnv`).
+/// N games stepped together (the engine of `drop7.Drop7VectorEnv`):
+/// `VectorCore(num_envs, driver="headless", max_moves=None)`.
 #[pyclass(module = "drop7._drop7")]
 struct VectorCore {
     games: Vec<CoreGame<Portable>>,
@@ -829,6 +950,8 @@ impl VectorCore {
 
     /// Restarts every game: game `i` gets seed `seed + i` (mod 2^32); later
     /// autoresets continue with `seed + N`, `seed + N + 1`, ... in env order.
+    /// Returns `(board int8 (N, 7, 7), next_disc int64 (N,), moves_remaining
+    /// int64 (N,), level int64 (N,), action_mask bool (N, 7))`.
     fn reset<'py>(&mut self, py: Python<'py>, seed: &Bound<'py, PyAny>) -> PyResult<Obs<'py>> {
         let seed = seed_from(seed, "seed")?;
         let n = self.games.len();
@@ -841,8 +964,9 @@ impl VectorCore {
     }
 
     /// One move in every game. `actions`: int64 `(N,)`. Returns
-    /// `(board, next_disc, moves_remaining, level, action_mask, reward,
-    /// terminated, truncated, autoreset)`.
+    /// `((board int8 (N, 7, 7), next_disc int64 (N,), moves_remaining int64
+    /// (N,), level int64 (N,), action_mask bool (N, 7)), reward float64 (N,),
+    /// terminated bool (N,), truncated bool (N,), autoreset bool (N,))`.
     #[allow(clippy::type_complexity)]
     fn step<'py>(
         &mut self,
@@ -956,11 +1080,13 @@ impl VectorCore {
         .into_pyarray(py)
     }
 
+    /// int: the number of games.
     #[getter]
     fn num_envs(&self) -> usize {
         self.games.len()
     }
 
+    /// int: the move cap (a game that reaches it is truncated).
     #[getter]
     fn max_moves(&self) -> u32 {
         self.max_moves

@@ -126,8 +126,8 @@ def test_integer_arguments_out_of_range_raise_value_error():
         (lambda: drop7.Game(-1), r"seed must be in 0..=4294967295, got -1"),
         (lambda: drop7.Game(2**70), r"seed must be in 0..=4294967295"),
         (lambda: drop7.Game.from_board(g.board, 3, score=-1), r"score must be 0-"),
-        (lambda: drop7.Game.from_board(g.board, 3, level=0), r"level must be 1-4294967295, got 0"),
-        (lambda: drop7.Game.from_board(g.board, 3, moves_played=-5), r"moves_played must be 0-4294967295"),
+        (lambda: drop7.Game.from_board(g.board, 3, level=0), r"level must be 1-2147483648, got 0"),
+        (lambda: drop7.Game.from_board(g.board, 3, moves_played=-5), r"moves_played must be 0-2147483648"),
         (lambda: drop7.Game.from_board(g.board, 2**70), r"next_disc must be 1-7"),
         (lambda: drop7.play("center", [1], max_moves=-1), r"max_moves must be 1-4294967295, got -1"),
         (lambda: drop7.play("center", [1], threads=2**70), r"threads must be 0-4096"),
@@ -143,3 +143,28 @@ def test_integer_arguments_out_of_range_raise_value_error():
         drop7.decide(g, depth=2.0)
     with pytest.raises(TypeError, match="max_work must be an integer, got str"):
         drop7.decide(g, max_work="9")
+
+
+def test_from_board_bounds_keep_counters_from_wrapping():
+    """score, level and moves_played are bounded (2**53, 2**31, 2**31) so that
+    play can never wrap them; at the bounds a move counts on exactly."""
+    empty = "0" * 49
+    cases = [
+        (dict(score=2**64 - 2), r"score must be 0-9007199254740992, got 18446744073709551614"),
+        (dict(score=2**53 + 1), r"score must be 0-9007199254740992"),
+        (dict(level=2**32 - 1), r"level must be 1-2147483648, got 4294967295"),
+        (dict(level=2**31 + 1), r"level must be 1-2147483648"),
+        (dict(moves_played=2**32 - 1), r"moves_played must be 0-2147483648, got 4294967295"),
+    ]
+    for kwargs, msg in cases:
+        with pytest.raises(ValueError, match=msg):
+            drop7.Game.from_board(empty, 1, 1, **kwargs)
+    # At the bounds: the move is counted on from them, never wrapped.
+    g = drop7.Game.from_board(empty, 1, 1, score=2**53, level=2**31, moves_played=2**31)
+    ref = drop7.Game.from_board(empty, 1, 1)
+    out, want = g.step(3), ref.step(3)
+    assert out["score_delta"] == want["score_delta"] > 0
+    assert g.score == 2**53 + want["score_delta"]
+    assert want["level_advanced"] and g.level == 2**31 + 1
+    assert g.moves_played == 2**31 + 1
+    assert g.board_string == ref.board_string

@@ -1,6 +1,7 @@
 """drop7.play: the records of `drop7 play --out`, field by field, whatever the thread count."""
 
 import json
+import warnings
 
 import pytest
 
@@ -103,6 +104,21 @@ def test_bad_input():
     with pytest.raises(ValueError, match="max_moves"):
         drop7.play("center", [1], max_moves=0)
     assert drop7.play("center", []) == []
+
+
+def test_search_options_of_a_policy_that_does_not_search_warn():
+    """As `drop7 play` notes it: table / max_work with center, random or
+    greedy are ignored with a UserWarning; the records are unchanged."""
+    plain = drop7.play("center", [1, 2])
+    with pytest.warns(UserWarning, match="table applies to fair policies only: ignored for center"):
+        got = drop7.play("center", [1, 2], table="sa:1024:4")
+    same_records(got, plain)
+    with pytest.warns(UserWarning, match="max_work applies to fair policies only: ignored for greedy"):
+        drop7.play("greedy", [1], max_work=100)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        drop7.play("fair:d1s1", [1], table="sa:1024:4", max_work=100, max_moves=5)
+        drop7.play("random", [1])
 
 
 def test_ctrl_c_stops_a_long_run():

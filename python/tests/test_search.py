@@ -96,6 +96,24 @@ def test_decide_on_a_game_and_game_over():
     assert over["action"] is None and over["values"] == [None] * 7
 
 
+def test_game_over_line_without_next_as_the_cli(cli):
+    """A game-over line as `drop7 trace` prints it after a blocked rise
+    (movesRemaining 0, no next) is read as `drop7 leaf` / `decide` read it."""
+    board = "0" * 42 + "8" * 7
+    line = {"board": board, "movesRemaining": 0, "gameOver": True}
+    want = [json.loads(x) for x in cli("leaf", stdin=json.dumps(line) + "\n").splitlines()]
+    assert [bits(drop7.leaf(line))] == [w["bits"] for w in want]
+    assert drop7.leaf(line) == -2500000.0
+    assert drop7.decide(line, depth=1, strata=1)["action"] is None
+    # Without gameOver, next and movesRemaining 1-5 are still required.
+    with pytest.raises(ValueError, match='missing key "next"'):
+        drop7.leaf({"board": board, "movesRemaining": 3})
+    with pytest.raises(ValueError, match="movesRemaining must be 1-5, got 0"):
+        drop7.leaf({"board": board, "next": 3, "movesRemaining": 0, "gameOver": False})
+    with pytest.raises(ValueError, match="movesRemaining must be 0-5, got 6"):
+        drop7.leaf(dict(line, movesRemaining=6))
+
+
 def test_leaf_matches_golden_records(cli):
     recs = read_jsonl_gz("leaf.jsonl.gz")
     for r in recs:

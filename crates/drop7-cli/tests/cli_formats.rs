@@ -264,6 +264,56 @@ fn tapes_roundtrip_and_tampering() {
         "invalid-configuration",
         Some(5 * (rows as u64 - 1)),
     );
+    // `scores` and `boards` hold one entry per move: empty, one, one short
+    // or one extra is a malformed tape, named as such before any move.
+    let scores = tape["scores"].as_array().unwrap().clone();
+    let boards = tape["boards"].as_array().unwrap().clone();
+    assert_eq!((scores.len(), boards.len()), (n, n));
+    for (key, full) in [("scores", &scores), ("boards", &boards)] {
+        let short = full[..n - 1].to_vec();
+        let mut long = full.clone();
+        long.push(full[n - 1].clone());
+        for (edit, len) in [
+            (Vec::new(), 0),
+            (full[..1].to_vec(), 1),
+            (short, n - 1),
+            (long, n + 1),
+        ] {
+            let mut t = tape.clone();
+            t[key] = Value::Array(edit);
+            let p = dir.join("edited-length.json");
+            std::fs::write(&p, t.to_string()).unwrap();
+            let o = drop7(&["replay", p.to_str().unwrap()]);
+            assert_eq!(o.status.code(), Some(1), "{key} of {len}");
+            let rep: Value = serde_json::from_slice(&o.stdout).unwrap();
+            assert_eq!(rep["valid"], false, "{key} of {len}: {rep}");
+            assert_eq!(rep["failure"], "invalid-format", "{rep}");
+            assert_eq!(
+                rep["error"],
+                format!("{key} has {len} entries but columns has {n} (one per move)"),
+                "{rep}"
+            );
+        }
+    }
+    // A repeated key is refused, naming it (not "the last one wins").
+    for key in ["score", "columns"] {
+        let body = text.trim_end().strip_suffix('}').unwrap();
+        let dup = format!("{body},\"{key}\":{}}}", tape[key]);
+        let p = dir.join("duplicate.json");
+        std::fs::write(&p, dup).unwrap();
+        let o = drop7(&["replay", p.to_str().unwrap()]);
+        assert_eq!(o.status.code(), Some(1), "{key}");
+        let rep: Value = serde_json::from_slice(&o.stdout).unwrap();
+        assert_eq!(rep["valid"], false, "{rep}");
+        assert_eq!(rep["failure"], "invalid-format", "{rep}");
+        assert!(
+            rep["error"]
+                .as_str()
+                .unwrap()
+                .contains(&format!("duplicate key \"{key}\"")),
+            "{rep}"
+        );
+    }
     // Truncated file.
     let p = dir.join("truncated.json");
     std::fs::write(&p, &text[..text.len() / 2]).unwrap();
@@ -342,6 +392,13 @@ fn bad_round_files() {
             "latentRows[3][6]",
         ),
         (good[..good.len() - 100].to_string(), "truncated"),
+        (
+            format!(
+                "{},\"format\":\"drop7-scripted-round-v1\"}}",
+                good.trim_end().strip_suffix('}').unwrap()
+            ),
+            "duplicate key \"format\"",
+        ),
     ];
     for (i, (text, want)) in cases.iter().enumerate() {
         let p = dir.join(format!("bad{i}.json"));

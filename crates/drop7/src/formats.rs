@@ -320,11 +320,15 @@ pub enum RootError {
 /// # Errors
 /// The JSON error message, or `duplicate key "K"`.
 pub fn parse_json_strict(text: &str) -> Result<serde_json::Value, String> {
+    strict_json(text).map_err(|e| e.to_string())
+}
+
+/// [`parse_json_strict`] keeping serde_json's error (so a caller can tell a
+/// truncated text, [`serde_json::Error::is_eof`], from a malformed one).
+pub(crate) fn strict_json(text: &str) -> Result<serde_json::Value, serde_json::Error> {
     let mut de = serde_json::Deserializer::from_str(text);
-    let v = serde::Deserialize::deserialize(&mut de)
-        .map(|StrictValue(v)| v)
-        .map_err(|e| e.to_string())?;
-    de.end().map_err(|e| e.to_string())?;
+    let v = serde::Deserialize::deserialize(&mut de).map(|StrictValue(v)| v)?;
+    de.end()?;
     Ok(v)
 }
 

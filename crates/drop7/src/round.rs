@@ -50,11 +50,13 @@ fn err<T>(msg: impl Into<String>) -> Result<T, FormatError> {
     Err(FormatError(msg.into()))
 }
 
-/// Parses JSON text into an object, naming the line and column of a syntax error.
+/// Parses JSON text into an object, naming the line and column of a syntax
+/// error; an object (at any depth) that repeats a key is refused naming the
+/// key, as record files are (serde_json alone keeps the last of two).
 pub(crate) fn json_object(text: &str) -> Result<serde_json::Map<String, Value>, FormatError> {
     // A UTF-8 byte-order mark at the start of the file is accepted.
     let text = text.strip_prefix('\u{FEFF}').unwrap_or(text);
-    match serde_json::from_str::<Value>(text) {
+    match crate::formats::strict_json(text) {
         Ok(Value::Object(m)) => Ok(m),
         Ok(_) => err("not a JSON object"),
         Err(e) if e.is_eof() => err(format!("truncated JSON ({e})")),

@@ -12,10 +12,12 @@
 //!
 //! drop7 adds optional fields the reference ignores: `score`, `level`,
 //! `moves` (claimed totals), `scores` and `boards` (score and board after each
-//! move), `seed`/`round`/`policy`/`driver` (provenance). When present they are
-//! checked against the replay; a difference makes the tape `invalid-format`
-//! (a self-contradicting object; the error starts with `tampered:`) at the
-//! first move that differs.
+//! move: one entry per column), `seed`/`round`/`policy`/`driver`
+//! (provenance). When present they are checked against the replay; a
+//! difference makes the tape `invalid-format` (a self-contradicting object;
+//! the error starts with `tampered:`) at the first move that differs. A
+//! `scores` or `boards` array of another length than `columns`, or an object
+//! that repeats a key, is `invalid-format` before any move is replayed.
 
 use serde::{Deserialize, Serialize};
 
@@ -254,12 +256,28 @@ fn parse(text: &str) -> Result<Parsed, (FormatError, Option<u32>)> {
             claimed.push((key, x));
         }
     }
-    let scores = match obj.get("scores") {
+    // `scores` and `boards`, when present, hold one entry per move: a shorter
+    // or longer trail is a malformed tape, not a partial claim.
+    let per_move = |key: &str| -> Result<Option<&Vec<serde_json::Value>>, _> {
+        let Some(v) = obj.get(key) else {
+            return Ok(None);
+        };
+        let a = array(v, key).map_err(|e| (e, None))?;
+        if a.len() != n {
+            return Err((
+                FormatError(format!(
+                    "{key} has {} entries but columns has {n} (one per move)",
+                    a.len()
+                )),
+                None,
+            ));
+        }
+        Ok(Some(a))
+    };
+    let scores = match per_move("scores")? {
         None => None,
-        Some(v) => Some(
-            array(v, "scores")
-                .map_err(|e| (e, None))?
-                .iter()
+        Some(a) => Some(
+            a.iter()
                 .enumerate()
                 .map(|(i, x)| {
                     x.as_u64().ok_or_else(|| {
@@ -272,12 +290,10 @@ fn parse(text: &str) -> Result<Parsed, (FormatError, Option<u32>)> {
                 .collect::<Result<Vec<u64>, _>>()?,
         ),
     };
-    let boards = match obj.get("boards") {
+    let boards = match per_move("boards")? {
         None => None,
-        Some(v) => Some(
-            array(v, "boards")
-                .map_err(|e| (e, None))?
-                .iter()
+        Some(a) => Some(
+            a.iter()
                 .enumerate()
                 .map(|(i, x)| {
                     x.as_str().map(str::to_string).ok_or_else(|| {
