@@ -540,6 +540,38 @@ impl Drop for Kill {
     }
 }
 
+/// `drop7 d7p --policy fair:d8s32 --table none EXTRA` (a search of minutes)
+/// with piped stdin and its stdout lines on a channel; the guard kills it
+/// if the test fails.
+fn long_d7p(
+    extra: &[&str],
+) -> (
+    std::process::Child,
+    std::process::ChildStdin,
+    mpsc::Receiver<String>,
+    Kill,
+) {
+    let mut child = Command::new(EXE)
+        .args(["d7p", "--policy", "fair:d8s32", "--table", "none"])
+        .args(extra)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stdin = child.stdin.take().unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let guard = Kill(child.id());
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        for l in BufReader::new(stdout).lines() {
+            if tx.send(l.unwrap()).is_err() {
+                break;
+            }
+        }
+    });
+    (child, stdin, rx, guard)
+}
+
 /// `stop` during a long search answers at once from the deepest completed
 /// depth; `quit` exits at once.
 #[test]
@@ -549,24 +581,7 @@ fn d7p_stop_and_quit() {
 }
 
 fn d7p_stop_and_quit_on(extra: &[&str]) {
-    let mut child = Command::new(EXE)
-        .args(["d7p", "--policy", "fair:d8s32", "--table", "none"])
-        .args(extra)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let stdout = child.stdout.take().unwrap();
-    let _guard = Kill(child.id());
-    let (tx, rx) = mpsc::channel();
-    std::thread::spawn(move || {
-        for l in BufReader::new(stdout).lines() {
-            if tx.send(l.unwrap()).is_err() {
-                break;
-            }
-        }
-    });
+    let (mut child, mut stdin, rx, _guard) = long_d7p(extra);
     writeln!(stdin, "position startpos next 4 rise 5\ngo").unwrap();
     stdin.flush().unwrap();
     // Wait for the first completed iteration, then stop.
@@ -601,23 +616,7 @@ fn d7p_stop_and_quit_on(extra: &[&str]) {
 /// does nothing to a later one.
 #[test]
 fn d7p_every_stop_stops_its_search() {
-    let mut child = Command::new(EXE)
-        .args(["d7p", "--policy", "fair:d8s32", "--table", "none"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let stdout = child.stdout.take().unwrap();
-    let _guard = Kill(child.id());
-    let (tx, rx) = mpsc::channel();
-    std::thread::spawn(move || {
-        for l in BufReader::new(stdout).lines() {
-            if tx.send(l.unwrap()).is_err() {
-                break;
-            }
-        }
-    });
+    let (mut child, mut stdin, rx, _guard) = long_d7p(&[]);
     let board = "0000000000000000000000000000000000000440308888888";
     write!(
         stdin,
