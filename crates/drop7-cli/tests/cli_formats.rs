@@ -954,6 +954,51 @@ fn d7p_policy_flooding_engines() {
     }
 }
 
+/// An engine that answers without reading its input (its input pipe fills)
+/// fails its move ("not reading its input") and is restarted: the run ends
+/// with every record instead of blocking on a write for ever.
+#[test]
+fn d7p_policy_engine_that_does_not_read() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let dir = scratch("d7p-noread");
+    let out = dir.join("r.jsonl");
+    let mut child = Command::new(EXE)
+        .args(["play", "--games", "200", "--threads", "1", "--force"])
+        .args(["--policy", "d7p:echo d7pok; echo readyok; yes 'bestmove 0'"])
+        .args(["--out", out.to_str().unwrap()])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // A hang guard: the run takes about a second; after 120 s it is killed
+    // (and the test fails on its status).
+    let (pid, done) = (child.id(), Arc::new(AtomicBool::new(false)));
+    let watch = Arc::clone(&done);
+    std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_secs(120));
+        if !watch.load(Ordering::SeqCst) {
+            let _ = Command::new("kill").arg(pid.to_string()).status();
+        }
+    });
+    let mut err = String::new();
+    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut err).unwrap();
+    let status = child.wait().unwrap();
+    done.store(true, Ordering::SeqCst);
+    assert_eq!(status.code(), Some(0), "{err}");
+    assert!(
+        err.contains("engine is not reading its input; restarting it"),
+        "{err}"
+    );
+    let recs = jsonl(&out);
+    assert_eq!(recs.len(), 200);
+    let failures: u64 = recs
+        .iter()
+        .map(|r| r["engineFailures"].as_u64().unwrap())
+        .sum();
+    assert!(failures > 0);
+}
+
 /// A column past 6 (`bestmove 9`) is an illegal choice, as a full column is:
 /// counted in `illegalChoices`, the first legal column played, the engine
 /// kept.

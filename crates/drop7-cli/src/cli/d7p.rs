@@ -457,18 +457,39 @@ const ENGINE_LINES_BUFFERED: usize = 64;
 /// or why reading stopped there.
 type EngineLine = Result<String, String>;
 
+/// Lines the harness may send ahead of an engine reading them (beyond what
+/// its input pipe holds): past that the engine is not reading its input,
+/// a failure, instead of a write that blocks the run for ever.
+const ENGINE_INPUT_QUEUED: usize = 16;
+
 struct Proc {
     child: Child,
-    stdin: ChildStdin,
+    /// To the thread that writes the engine's stdin ([`engine_writer`]).
+    input: SyncSender<String>,
     lines: Receiver<EngineLine>,
 }
 
 impl Drop for Proc {
     fn drop(&mut self) {
-        let _ = writeln!(self.stdin, "quit");
-        let _ = self.stdin.flush();
+        // Never blocks: an engine that does not read gets no `quit`.
+        let _ = self.input.try_send("quit".to_string());
         let _ = self.child.kill();
         let _ = self.child.wait();
+    }
+}
+
+/// Writes the lines from `rx` to an engine's stdin, each flushed, until the
+/// channel closes (the [`Proc`] is dropped) or a write fails (the engine
+/// closed its input). A write into the full pipe of an engine that does not
+/// read blocks only this thread.
+fn engine_writer(mut stdin: ChildStdin, rx: Receiver<String>) {
+    for text in rx {
+        if writeln!(stdin, "{text}")
+            .and_then(|()| stdin.flush())
+            .is_err()
+        {
+            break;
+        }
     }
 }
 
@@ -514,9 +535,11 @@ impl Proc {
         let stdout = child.stdout.take().ok_or("no stdout")?;
         let (tx, lines) = mpsc::sync_channel(ENGINE_LINES_BUFFERED);
         std::thread::spawn(move || engine_reader(stdout, tx));
+        let (input, rx) = mpsc::sync_channel(ENGINE_INPUT_QUEUED);
+        std::thread::spawn(move || engine_writer(stdin, rx));
         let mut p = Proc {
             child,
-            stdin,
+            input,
             lines,
         };
         p.send("d7p")?;
@@ -526,10 +549,12 @@ impl Proc {
         Ok(p)
     }
 
+    /// Queues `text` for the engine's stdin without blocking.
     fn send(&mut self, text: &str) -> Result<(), String> {
-        writeln!(self.stdin, "{text}")
-            .and_then(|()| self.stdin.flush())
-            .map_err(|e| format!("engine input closed: {e}"))
+        self.input.try_send(text.to_string()).map_err(|e| match e {
+            mpsc::TrySendError::Full(_) => "engine is not reading its input".to_string(),
+            mpsc::TrySendError::Disconnected(_) => "engine input closed".to_string(),
+        })
     }
 
     /// Waits at most `timeout` for a line satisfying `want` (named `what`
@@ -561,7 +586,17 @@ impl Proc {
                 Ok(Ok(_)) => heard = true,
                 Ok(Err(garbled)) => return Err(garbled),
                 Err(RecvTimeoutError::Timeout) => return Err(late(heard)),
-                Err(RecvTimeoutError::Disconnected) => return Err("engine exited".into()),
+                Err(RecvTimeoutError::Disconnected) => {
+                    // Its output closed: name how it ended if it has (a
+                    // command not found exits 127), waiting a little.
+                    for _ in 0..20 {
+                        if let Ok(Some(status)) = self.child.try_wait() {
+                            return Err(format!("engine exited ({status})"));
+                        }
+                        std::thread::sleep(Duration::from_millis(5));
+                    }
+                    return Err("engine exited".into());
+                }
             }
         }
     }
