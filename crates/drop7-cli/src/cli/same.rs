@@ -18,6 +18,24 @@ pub fn same_file(a: &Path, b: &Path) -> bool {
     }
 }
 
+/// What [`same_file`] compares, computed once per path (for many paths:
+/// equal keys name the same file).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum FileKey {
+    /// Device and inode of an existing file.
+    Id(u64, u64),
+    /// The resolved path of one that does not exist (yet).
+    Path(PathBuf),
+}
+
+/// The [`FileKey`] of `p`.
+pub fn file_key(p: &Path) -> FileKey {
+    match identity(p) {
+        Some((dev, ino)) => FileKey::Id(dev, ino),
+        None => FileKey::Path(resolved(p)),
+    }
+}
+
 #[cfg(unix)]
 fn identity(p: &Path) -> Option<(u64, u64)> {
     use std::os::unix::fs::MetadataExt;
