@@ -1,5 +1,6 @@
 //! Output files and streams of the cohort tools: `--plot`, `merge OUT` and
-//! `bench --out` never replace a symlink, FIFO, device or directory; `merge`
+//! `bench --out` never replace a symlink, FIFO, device or directory, nor an
+//! input (`merge`'s shards, `bench`'s roots and leaf files); `merge`
 //! respects a running writer's lock and accepts empty shards; `summary`
 //! refuses a game counted twice; stdout failures say so.
 
@@ -260,6 +261,61 @@ fn a_plot_over_a_record_file_is_refused() {
     assert_eq!(std::fs::read(&c).unwrap(), records);
     // Another picture name is fine.
     ok(&["summary", s(&sv), "--plot", s(&dir.join("ok.svg"))]);
+}
+
+/// `bench --out` naming one of its input files (under any spelling), read
+/// by the suite run or not, is refused before anything is measured: the
+/// file is unchanged.
+#[test]
+fn bench_refuses_an_out_that_is_an_input() {
+    let dir = scratch("bench-input");
+    let roots = dir.join("roots.txt");
+    let leaf = dir.join("leaf.jsonl");
+    std::fs::write(
+        &roots,
+        "s 0000000000000000000000000000000000000000008888888 4 5 1 0\n",
+    )
+    .unwrap();
+    std::fs::write(&leaf, "{}\n").unwrap();
+    let dotted = dir.join(".").join("roots.txt");
+    for (suite, out, needles) in [
+        (
+            "search",
+            &dotted,
+            ["--out", "--roots-file", "name the same file"],
+        ),
+        (
+            "engine",
+            &roots,
+            ["--out", "--roots-file", "name the same file"],
+        ),
+        (
+            "engine",
+            &leaf,
+            ["--out", "--leaf-file", "name the same file"],
+        ),
+    ] {
+        fails(
+            &[
+                "bench",
+                "--quick",
+                "--suite",
+                suite,
+                "--roots-file",
+                s(&roots),
+                "--leaf-file",
+                s(&leaf),
+                "--out",
+                s(out),
+            ],
+            &needles,
+        );
+    }
+    assert_eq!(
+        std::fs::read_to_string(&roots).unwrap(),
+        "s 0000000000000000000000000000000000000000008888888 4 5 1 0\n"
+    );
+    assert_eq!(std::fs::read_to_string(&leaf).unwrap(), "{}\n");
 }
 
 #[test]

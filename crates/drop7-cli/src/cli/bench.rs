@@ -329,6 +329,19 @@ pub fn run(args: &BenchArgs) -> Result<()> {
         None
     };
 
+    // The report must not replace an input file (read by this suite or not).
+    let inputs = [
+        ("--leaf-file", &plan.leaf_file),
+        ("--roots-file", &plan.roots_file),
+    ];
+    for (flag, input) in inputs {
+        if super::same::same_file(&out, input) {
+            bail!(
+                "{} (nothing was written)",
+                super::same::both_name("--out", &out, flag, input)
+            );
+        }
+    }
     // Fail on an unwritable path before minutes of measuring (a FIFO, device
     // or directory would be replaced by the final rename: refused).
     super::cohort::output_target("--out ", &out)?;
