@@ -547,7 +547,7 @@ impl Progress {
     fn new(total: u64, show: bool, fair: bool) -> Progress {
         let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::hidden());
         if let Ok(style) =
-            ProgressStyle::with_template("{human_pos}/{human_len} games [{elapsed}] {bar:30} {msg}")
+            ProgressStyle::with_template("{human_pos}/{human_len} games [{elapsed}] {bar:20} {msg}")
         {
             bar.set_style(style);
         }
@@ -611,7 +611,7 @@ impl Progress {
         let mean_eta = if games > 0 {
             let mean = self.score_sum.load(Ordering::Relaxed) as f64 / games as f64;
             let eta = secs / games as f64 * total.saturating_sub(games) as f64;
-            format!("mean score {mean:.1} | eta {}", human_duration(eta))
+            format!("mean {mean:.1} | eta {}", human_duration(eta))
         } else {
             "no game finished yet".to_string()
         };
@@ -619,7 +619,7 @@ impl Progress {
             let decisions = moves_live.load(Ordering::Relaxed);
             let in_flight = decisions.saturating_sub(self.moves_done.load(Ordering::Relaxed));
             format!(
-                "| {:.1} decisions/s | {} in games in flight | {mean_eta}",
+                "| {:.1} decisions/s | {} in flight | {mean_eta}",
                 decisions as f64 / secs,
                 super::count(in_flight, "move")
             )
