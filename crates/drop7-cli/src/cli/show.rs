@@ -396,6 +396,19 @@ fn interactive(title: &str, frames: &[Frame], speed: Duration, wave: Duration) -
             };
             terminal.draw(|fr| {
                 let area = fr.area();
+                // The header, the bordered board and a line of help.
+                let (need_w, need_h) = ((SIZE as u16) * 3 + 2, 5 + SIZE as u16 + 2 + 1);
+                if area.width < need_w || area.height < need_h {
+                    fr.render_widget(
+                        Paragraph::new(format!(
+                            "terminal too small: {}x{}, need {need_w}x{need_h} (q quits)",
+                            area.width, area.height
+                        ))
+                        .wrap(ratatui::widgets::Wrap { trim: true }),
+                        area,
+                    );
+                    return;
+                }
                 let [top, board_area, help] = Layout::vertical([
                     Constraint::Length(5),
                     Constraint::Length(SIZE as u16 + 2),
