@@ -76,19 +76,19 @@ def play(
     """
     if isinstance(threads, bool) or not isinstance(threads, int) or threads < 0:
         raise ValueError(f"threads must be a non-negative integer, got {threads!r}")
-    records: List[dict] = json.loads(
-        _drop7.play_json(policy, seeds, threads, max_moves, driver, table, max_work)
-    )
-    # The policy was accepted above: only the fair ones ("fair", "fair:dDsS") search.
-    if not policy.startswith("fair"):
+    # Before the run, as `drop7 play`'s note on --table / --max-work: only the
+    # fair policies search (an unknown policy raises below, without a warning).
+    if policy in ("center", "random", "greedy"):
         for name, value in (("table", table), ("max_work", max_work)):
             if value is not None:
-                # As `drop7 play`'s note on --table / --max-work.
                 warnings.warn(
                     f"{name} applies to fair policies only: ignored for {policy}",
                     UserWarning,
                     stacklevel=2,
                 )
+    records: List[dict] = json.loads(
+        _drop7.play_json(policy, seeds, threads, max_moves, driver, table, max_work)
+    )
     if as_frame:
         try:
             import pandas as pd

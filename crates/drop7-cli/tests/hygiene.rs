@@ -351,7 +351,9 @@ fn answers_carry_the_input_id() {
          {{\"id\":7,\"board\":\"{B}\"\n\
          {{\"id\":123456789012345678901234567890,\"board\":\"{B}\",\"next\":4,\"movesRemaining\":5}}\n\
          {{\"id\": -0,\"board\":\"{B}\",\"next\":4,\"movesRemaining\":5}}\n\
-         {{\"id\":null,\"board\":\"{B}\",\"next\":4,\"movesRemaining\":5}}\n"
+         {{\"id\":null,\"board\":\"{B}\",\"next\":4,\"movesRemaining\":5}}\n\
+         [\"id\"]\n\
+         {{\"id\":1e400,\"board\":\"{B}\",\"next\":4,\"movesRemaining\":5}}\n"
     );
     for command in ["decide", "leaf"] {
         let args: &[&str] = if command == "decide" {
@@ -363,7 +365,14 @@ fn answers_carry_the_input_id() {
         assert_eq!(o.status.code(), Some(1), "{command}: {}", text(&o.stderr));
         let out = text(&o.stdout);
         let l: Vec<&str> = out.lines().collect();
-        assert_eq!(l.len(), 7, "{command}: {out}");
+        assert_eq!(l.len(), 9, "{command}: {out}");
+        // Not an object, or an id that is no JSON value: no id.
+        assert!(
+            l[7].starts_with(r#"{"line":9,"error":"#),
+            "{command}: {}",
+            l[7]
+        );
+        assert!(!l[8].contains("\"id\""), "{command}: {}", l[8]);
         // Copied verbatim: no rounding to a double, no `-0.0`; null kept.
         assert!(
             l[4].starts_with(r#"{"id":123456789012345678901234567890,"#),

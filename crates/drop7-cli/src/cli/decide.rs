@@ -361,11 +361,15 @@ fn input_id(text: &str) -> Option<String> {
         #[serde(default, borrow, deserialize_with = "present")]
         id: Option<&'a RawValue>,
     }
-    if !text.contains("\"id\"") {
+    // Only an object (a derived struct also reads an array), and only an id
+    // that is itself readable JSON (the answer must stay a JSON line).
+    if !text.contains("\"id\"") || !text.trim_start().starts_with('{') {
         return None;
     }
     let line: WithId<'_> = serde_json::from_str(text).ok()?;
-    line.id.map(|raw| raw.get().to_string())
+    let raw = line.id?.get();
+    serde_json::from_str::<serde_json::Value>(raw).ok()?;
+    Some(raw.to_string())
 }
 
 /// Options of `drop7 leaf` (none: it reads stdin).
