@@ -12,10 +12,8 @@ const MAX_LINKS: usize = 40;
 /// else the same resolved path (a file not created yet: its folder resolved,
 /// then its name; a dangling symlink: the name it points to).
 pub fn same_file(a: &Path, b: &Path) -> bool {
-    match (identity(a), identity(b)) {
-        (Some(x), Some(y)) => x == y,
-        _ => resolved(a) == resolved(b),
-    }
+    // (An existing file and one that does not exist never resolve alike.)
+    file_key(a) == file_key(b)
 }
 
 /// What [`same_file`] compares, computed once per path (for many paths:
