@@ -1183,3 +1183,61 @@ fn d7p_fair_only_flags_are_noted() {
     assert_eq!(code, Some(1), "{err}");
     assert!(err.starts_with("error: --table"), "{err}");
 }
+
+/// A round's record carries a seed run's per-game detail (`ruleset`,
+/// `maxMoves`, `engineVersion`, `chainMeanDepth`, `wallMs`,
+/// `trajectorySha256`, a fair policy's `table`, `maxWork`, `work`, `nodes`
+/// and decision latencies), and its `trajectorySha256` is recomputable from
+/// the round's `--trace` lines (README, "Records").
+#[test]
+fn round_records_carry_the_per_game_detail() {
+    use sha2::{Digest, Sha256};
+    let dir = scratch("round-detail");
+    let out = dir.join("r.jsonl");
+    let trace = dir.join("t.jsonl");
+    let all = rounds();
+    ok(&[
+        "play",
+        "--round",
+        &all[0],
+        &all[1],
+        "--policy",
+        "fair:d1s3",
+        "--out",
+        out.to_str().unwrap(),
+        "--trace",
+        trace.to_str().unwrap(),
+    ]);
+    let recs = jsonl(&out);
+    let moves = jsonl(&trace);
+    assert_eq!(recs.len(), 2);
+    let mut at = 0;
+    for rec in &recs {
+        assert_eq!(rec["ruleset"], "drop7-hardcore-5-v1", "{rec}");
+        assert_eq!(
+            rec["engineVersion"],
+            concat!("drop7 ", env!("CARGO_PKG_VERSION"))
+        );
+        assert_eq!(rec["table"], "sa:65536:4");
+        assert_eq!(rec["maxWork"], 43);
+        assert!(rec["maxMoves"].as_u64().unwrap() > 0, "{rec}");
+        assert!(rec["work"].as_u64().unwrap() > 0, "{rec}");
+        assert!(rec["nodes"].as_u64().unwrap() > 0, "{rec}");
+        assert!(
+            rec["wallMs"].is_number() && rec["decisionMsP50"].is_number(),
+            "{rec}"
+        );
+        assert!(rec["chainMeanDepth"].is_number(), "{rec}");
+        assert_eq!(rec["illegalChoices"], 0);
+        let n = rec["moves"].as_u64().unwrap() as usize;
+        let mut h = Sha256::new();
+        for m in &moves[at..at + n] {
+            h.update(m["column"].to_string().as_bytes());
+            h.update(m["board"].as_str().unwrap().as_bytes());
+        }
+        at += n;
+        let hex: String = h.finalize().iter().map(|b| format!("{b:02x}")).collect();
+        assert_eq!(rec["trajectorySha256"], hex.as_str(), "{rec}");
+    }
+    assert_eq!(at, moves.len());
+}

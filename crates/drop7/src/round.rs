@@ -13,10 +13,9 @@
 use serde_json::Value;
 
 use crate::board::SIZE;
-use crate::cascade::{Wave, WaveSink, WaveStats};
 use crate::formats::GameRecord;
 use crate::latent::{CoreEngine, TrackedGame};
-use crate::runner::{EngineGame, GameOutcome, MoveHooks, Policy, RunLabels, play_moves};
+use crate::runner::{Policy, RunLabels};
 use crate::tape::Tape;
 
 /// The format string of a scripted round.
@@ -173,39 +172,6 @@ pub struct RoundResult {
     pub tape: Tape,
 }
 
-/// The first legal column in ascending order (the reference runner's fallback).
-fn first_legal<G: EngineGame>(game: &G) -> Option<usize> {
-    let b = game.position().board;
-    (0..SIZE).find(|&c| b.is_legal(c))
-}
-
-/// The hooks of [`play_round`]: an illegal or missing choice is counted and
-/// replaced by the first legal column.
-#[derive(Default)]
-struct RoundHooks {
-    stats: WaveStats,
-    illegal: u32,
-}
-
-impl WaveSink for RoundHooks {
-    #[inline]
-    fn push(&mut self, wave: Wave) {
-        self.stats.push(wave);
-    }
-}
-
-impl<G: EngineGame> MoveHooks<G> for RoundHooks {
-    fn choose<P: Policy>(&mut self, policy: &mut P, game: &G) -> Option<usize> {
-        match policy.choose_in(game) {
-            Some(c) if c < SIZE && game.position().board.is_legal(c) => Some(c),
-            _ => {
-                self.illegal += 1;
-                first_legal(game)
-            }
-        }
-    }
-}
-
 /// Plays `round` with `policy` on `engine` (spec: formats.md "Scripted round").
 pub fn play_round<E: CoreEngine, P: Policy>(
     engine: E,
@@ -213,15 +179,24 @@ pub fn play_round<E: CoreEngine, P: Policy>(
     round: &ScriptedRound,
     labels: &RunLabels,
 ) -> RoundResult {
+    let started = std::time::Instant::now();
     let mut game = round.start(engine);
     policy.new_game(round.generator_seed);
-    let mut hooks = RoundHooks::default();
-    let end = play_moves(&mut game, policy, round.maximum_moves, &mut hooks)
-        .expect("a round is never stopped");
-    let mut record = GameOutcome::of(round.generator_seed, &game, end, hooks.stats).record(labels);
+    let ctl = crate::runner::RunControl::default();
+    let (mut record, illegal) = crate::runner::play_detailed(
+        &mut game,
+        policy,
+        labels,
+        round.generator_seed,
+        round.maximum_moves,
+        &ctl,
+        Some(0),
+        started,
+    )
+    .expect("a round is never stopped");
     record.driver = "latent".to_string();
     record.round = Some(round.id.clone());
-    record.illegal_choices = Some(hooks.illegal);
+    record.illegal_choices = illegal;
     let mut tape = Tape::of_game(&game);
     tape.round = Some(round.id.clone());
     tape.policy = Some(labels.policy.clone());

@@ -401,6 +401,11 @@ struct DetailHooks<'c, 'a> {
     nodes: u64,
     searched: bool,
     latencies: Vec<f64>,
+    /// A scripted round's rule: an illegal or missing choice is counted here
+    /// and replaced by the first legal column. `None` in a seed run (its
+    /// built-in policies always choose a legal column; a `d7p:` engine's
+    /// illegal choices are counted by its policy).
+    illegal: Option<u32>,
 }
 
 impl WaveSink for DetailHooks<'_, '_> {
@@ -428,7 +433,16 @@ impl<G: EngineGame> MoveHooks<G> for DetailHooks<'_, '_> {
             self.searched = true;
         }
         self.move_depth = 0;
-        choice
+        match (&mut self.illegal, choice) {
+            (None, _) => choice,
+            (Some(_), Some(c)) if c < crate::board::SIZE && game.position().board.is_legal(c) => {
+                choice
+            }
+            (Some(n), _) => {
+                *n += 1;
+                (0..crate::board::SIZE).find(|&c| game.position().board.is_legal(c))
+            }
+        }
     }
     fn after_move(&mut self, game: &G, column: usize, _summary: &MoveSummary) {
         if let Some(m) = self.ctl.moves {
@@ -462,6 +476,26 @@ pub fn play_game_detailed<E: Engine, P: Policy>(
     let started = Instant::now();
     let mut game = engine.start(labels.driver.driver(seed));
     policy.new_game(seed);
+    play_detailed(
+        &mut game, policy, labels, seed, max_moves, ctl, None, started,
+    )
+    .map(|(rec, _)| rec)
+}
+
+/// The body of [`play_game_detailed`] on a started `game` (also a scripted
+/// round's, with `illegal` `Some(0)`: see [`DetailHooks::illegal`]); returns
+/// the record and the count of illegal or missing choices replaced.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn play_detailed<G: EngineGame, P: Policy>(
+    game: &mut G,
+    policy: &mut P,
+    labels: &RunLabels,
+    seed: u32,
+    max_moves: u32,
+    ctl: &RunControl<'_>,
+    illegal: Option<u32>,
+    started: Instant,
+) -> Option<(GameRecord, Option<u32>)> {
     let mut h = DetailHooks {
         ctl,
         stats: WaveStats::default(),
@@ -473,9 +507,10 @@ pub fn play_game_detailed<E: Engine, P: Policy>(
         nodes: 0,
         searched: false,
         latencies: Vec::new(),
+        illegal,
     };
-    let end = play_moves(&mut game, policy, max_moves, &mut h)?;
-    let mut rec = GameOutcome::of(seed, &game, end, h.stats).record(labels);
+    let end = play_moves(game, policy, max_moves, &mut h)?;
+    let mut rec = GameOutcome::of(seed, game, end, h.stats).record(labels);
     rec.ruleset = Some(crate::records::RULESET.to_string());
     rec.max_moves = Some(max_moves);
     rec.engine_version = Some(crate::records::ENGINE_VERSION.to_string());
@@ -495,7 +530,7 @@ pub fn play_game_detailed<E: Engine, P: Policy>(
         rec.decision_ms_p99 = q(0.99);
     }
     rec.wall_ms = Some(round_us(started.elapsed().as_secs_f64() * 1e3));
-    Some(rec)
+    Some((rec, h.illegal))
 }
 
 /// Milliseconds rounded to whole microseconds (records stay short).

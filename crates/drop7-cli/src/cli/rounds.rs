@@ -15,6 +15,7 @@ use drop7::latent::{CoreEngine, TrackedGame};
 use drop7::position::Position;
 use drop7::round::{RoundResult, ScriptedRound, play_round};
 use drop7::runner::{EngineGame, PackedEngine, Policy, RunLabels, available_threads};
+use drop7::runspec::{record_template, stamp_record};
 use drop7::tape::Tape;
 
 use super::spec::{GameArgs, PolicySpec, with_engine, with_policy};
@@ -267,10 +268,18 @@ pub fn run(
         play_all(engine, make, &rounds, &labels, threads)
     }))?;
     let is_d7p = matches!(setup.policy, PolicySpec::D7p(_));
+    // A fair policy's `table` and `maxWork`, as in a seed run's records.
+    let fair = match setup.policy {
+        PolicySpec::Fair(f) => Some(f),
+        _ => None,
+    };
+    let settings = setup.fair_settings();
+    let template = record_template(&labels, fair.map(|f| (f, &settings)), 0, None, None);
     let mut o = io::stdout().lock();
     let mut total = 0u128;
     for (r, res) in rounds.iter().zip(results) {
         let mut rec: GameRecord = res.record;
+        stamp_record(&mut rec, &template);
         if is_d7p {
             let (failures, illegal) = super::d7p::take_counts(r.generator_seed);
             rec.engine_failures = Some(failures);
