@@ -253,7 +253,10 @@ fn counts_of_one_are_singular() {
         played.contains("censored   1 game reached the move cap"),
         "{played}"
     );
-    assert!(played.contains(" for 1 game played now"), "{played}");
+    assert!(
+        played.contains(" for the 1 game played in this run"),
+        "{played}"
+    );
     let summary = ok(&["summary", s(&one), "--resamples", "1"]);
     assert!(summary.contains("cohort     1 game,"), "{summary}");
     assert!(summary.contains("from 1 game: 2 games"), "{summary}");

@@ -908,22 +908,22 @@ fn print_summary(
     let secs = run.elapsed.as_secs_f64();
     writeln!(
         o,
-        "elapsed    {secs:.3} s for {} played now ({:.0} moves/s)",
+        "elapsed    {secs:.3} s for the {} played in this run ({:.0} moves/s)",
         super::count(run.stats.games, "game"),
         run.moves_per_second()
     )?;
-    let split = if setup.search_threads > 1 && cfg.games > 0 {
-        format!(
-            " (each decision split over {}: records' work and nodes vary)",
-            setup.search_threads
-        )
-    } else {
-        String::new()
-    };
     if cfg.games == 0 {
         writeln!(o, "threads    none (no game to play)")?;
+    } else if setup.search_threads > 1 {
+        writeln!(
+            o,
+            "threads    {} ({} at a time, each decision split over {} threads: records' work and nodes vary)",
+            run.threads * setup.search_threads,
+            super::count(run.threads as u64, "game"),
+            setup.search_threads
+        )?;
     } else {
-        writeln!(o, "threads    {}{split}", run.threads)?;
+        writeln!(o, "threads    {}", run.threads)?;
     }
     writeln!(
         o,
