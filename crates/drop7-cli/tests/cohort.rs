@@ -532,6 +532,68 @@ fn huge_equal_scores_keep_their_quantiles_and_interval() {
     );
 }
 
+/// `compare` counts the pairs holding a censored game (its score a lower
+/// bound) and says so; nothing is said when there are none.
+#[test]
+fn compare_counts_censored_pairs() {
+    let dir = scratch("censoredpairs");
+    let capped = dir.join("capped.jsonl");
+    ok(&[
+        "play",
+        "--games",
+        "6",
+        "--max-moves",
+        "12",
+        "--out",
+        s(&capped),
+        "--force",
+    ]);
+    let random = dir.join("random.jsonl");
+    ok(&[
+        "play",
+        "--games",
+        "6",
+        "--max-moves",
+        "12",
+        "--policy",
+        "random",
+        "--out",
+        s(&random),
+        "--force",
+    ]);
+    let censored = |p: &Path| -> Vec<bool> {
+        stable(p)
+            .iter()
+            .map(|v| v["censored"].as_bool().unwrap())
+            .collect()
+    };
+    let want = censored(&capped)
+        .iter()
+        .zip(censored(&random))
+        .filter(|(a, b)| **a || *b)
+        .count();
+    assert!(want > 0, "a 12-move cap censors some center games");
+    let c: Value =
+        serde_json::from_str(&ok(&["compare", "--json", s(&capped), s(&random)])).unwrap();
+    assert_eq!(c["censoredPairs"], want as u64);
+    let text = ok(&["compare", s(&capped), s(&random)]);
+    assert!(
+        text.contains(&format!(
+            "censored   {want} of the 6 pairs {} a game stopped by the move cap (its score is a lower bound)",
+            if want == 1 { "has" } else { "have" }
+        )),
+        "{text}"
+    );
+    let full = dir.join("full.jsonl");
+    ok(&["play", "--games", "6", "--out", s(&full), "--force"]);
+    let copy = dir.join("copy.jsonl");
+    std::fs::copy(&full, &copy).unwrap();
+    let c: Value = serde_json::from_str(&ok(&["compare", "--json", s(&full), s(&copy)])).unwrap();
+    assert_eq!(c["censoredPairs"], 0);
+    // (The scratch folder's name holds the word: look for the line.)
+    assert!(!ok(&["compare", s(&full), s(&copy)]).contains("\ncensored   "));
+}
+
 /// `compare` refuses a seed repeated in the candidate file even when the
 /// base has no game of that seed (it was counted twice among the unpaired).
 #[test]

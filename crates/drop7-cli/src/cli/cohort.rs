@@ -1120,6 +1120,7 @@ pub fn run_compare(args: &CompareArgs) -> Result<()> {
         score: u64,
         line: u64,
         paired: bool,
+        censored: bool,
     }
     let mut base: HashMap<u32, Base> = HashMap::new();
     let bshown = args.base.display().to_string();
@@ -1131,6 +1132,7 @@ pub fn run_compare(args: &CompareArgs) -> Result<()> {
             score: rec.score,
             line,
             paired: false,
+            censored: rec.censored,
         };
         if let Some(old) = base.insert(seed, b) {
             bail!(
@@ -1145,6 +1147,8 @@ pub fn run_compare(args: &CompareArgs) -> Result<()> {
     let cshown = args.candidate.display().to_string();
     let mut delta = Dist::integers();
     let (mut wins, mut ties, mut losses, mut unpaired_candidate) = (0u64, 0u64, 0u64, 0u64);
+    // Pairs with a game stopped by the move cap: its score is a lower bound.
+    let mut censored_pairs = 0u64;
     let mut candidate_run = OneRun::new(ONE_DRIVER);
     // The candidate's seeds, for its repeated records (paired or not: an
     // unpaired one repeated would count twice among the unpaired).
@@ -1198,6 +1202,7 @@ pub fn run_compare(args: &CompareArgs) -> Result<()> {
             );
         }
         b.paired = true;
+        censored_pairs += u64::from(b.censored || rec.censored);
         let d = rec.score as i64 - b.score as i64;
         match d.cmp(&0) {
             std::cmp::Ordering::Greater => wins += 1,
@@ -1249,6 +1254,7 @@ pub fn run_compare(args: &CompareArgs) -> Result<()> {
             "wins": wins,
             "ties": ties,
             "losses": losses,
+            "censoredPairs": censored_pairs,
             "lowerBound95": measured.map(|m| m.0),
             "detectionFloor": measured.map(|m| m.1),
             "aboveFloor": measured.map(|m| m.2),
@@ -1286,6 +1292,14 @@ pub fn run_compare(args: &CompareArgs) -> Result<()> {
         super::count(ties, "tie"),
         super::count(losses, "loss")
     )?;
+    if censored_pairs > 0 {
+        writeln!(
+            o,
+            "censored   {censored_pairs} of the {} {} a game stopped by the move cap (its score is a lower bound): their deltas are not whole-game deltas",
+            super::count(pairs, "pair"),
+            if censored_pairs == 1 { "has" } else { "have" }
+        )?;
+    }
     let (Some((lower, floor, _)), Some(verdict)) = (measured, verdict) else {
         writeln!(
             o,
