@@ -467,6 +467,213 @@ fn summary_and_compare_agree_with_a_recomputation() {
     );
 }
 
+/// `n` records of a center cohort, each line passed through `edit`.
+fn edited_cohort(dir: &Path, name: &str, n: usize, edit: impl Fn(usize, &mut Value)) -> PathBuf {
+    let played = dir.join(format!("{name}-played.jsonl"));
+    ok(&[
+        "play",
+        "--games",
+        &n.to_string(),
+        "--out",
+        s(&played),
+        "--force",
+    ]);
+    let out = dir.join(format!("{name}.jsonl"));
+    let text: String = std::fs::read_to_string(&played)
+        .unwrap()
+        .lines()
+        .enumerate()
+        .map(|(i, l)| {
+            let mut v: Value = serde_json::from_str(l).unwrap();
+            edit(i, &mut v);
+            format!("{v}\n")
+        })
+        .collect();
+    std::fs::write(&out, text).unwrap();
+    out
+}
+
+/// Scores of 2^24 or more share a bucket per 24 significant bits; the
+/// bucket stands for the mean of its values, so equal huge scores keep
+/// their median and interval (they were rounded down to 16,777,216, below
+/// the min and outside an interval that should hold the mean), and so do
+/// equal huge deltas.
+#[test]
+fn huge_equal_scores_keep_their_quantiles_and_interval() {
+    let dir = scratch("huge");
+    let big = 16_777_217u64; // 2^24 + 1
+    let base = edited_cohort(&dir, "base", 5, |_, v| v["score"] = 0.into());
+    let cand = edited_cohort(&dir, "cand", 5, |_, v| v["score"] = big.into());
+    let j: Value = serde_json::from_str(&ok(&["summary", "--json", s(&cand)])).unwrap();
+    let sc = &j["score"];
+    for k in [
+        "mean", "median", "p25", "p75", "min", "max", "ci95Low", "ci95High",
+    ] {
+        assert_eq!(sc[k].as_f64(), Some(big as f64), "{k}: {sc}");
+    }
+    let c: Value = serde_json::from_str(&ok(&["compare", "--json", s(&base), s(&cand)])).unwrap();
+    for k in ["meanDelta", "medianDelta", "lowerBound95"] {
+        assert_eq!(c[k].as_f64(), Some(big as f64), "{k}: {c}");
+    }
+    // Distinct huge scores: quantiles stay within [min, max] and close
+    // (relative error below 2^-23) to the exact ones.
+    let spread = edited_cohort(&dir, "spread", 5, |i, v| {
+        v["score"] = (1u64 << 40).wrapping_add(1000 * i as u64 + 1).into();
+    });
+    let j: Value = serde_json::from_str(&ok(&["summary", "--json", s(&spread)])).unwrap();
+    let sc = &j["score"];
+    let (min, max) = (sc["min"].as_f64().unwrap(), sc["max"].as_f64().unwrap());
+    let exact_median = (1u64 << 40) as f64 + 2001.0;
+    let median = sc["median"].as_f64().unwrap();
+    assert!((min..=max).contains(&median), "{sc}");
+    assert!(
+        (median - exact_median).abs() <= exact_median * 1.2e-7,
+        "{sc}"
+    );
+}
+
+/// `compare` counts the pairs holding a censored game (its score a lower
+/// bound) and says so; nothing is said when there are none.
+#[test]
+fn compare_counts_censored_pairs() {
+    let dir = scratch("censoredpairs");
+    let capped = dir.join("capped.jsonl");
+    ok(&[
+        "play",
+        "--games",
+        "6",
+        "--max-moves",
+        "12",
+        "--out",
+        s(&capped),
+        "--force",
+    ]);
+    let random = dir.join("random.jsonl");
+    ok(&[
+        "play",
+        "--games",
+        "6",
+        "--max-moves",
+        "12",
+        "--policy",
+        "random",
+        "--out",
+        s(&random),
+        "--force",
+    ]);
+    let censored = |p: &Path| -> Vec<bool> {
+        stable(p)
+            .iter()
+            .map(|v| v["censored"].as_bool().unwrap())
+            .collect()
+    };
+    let want = censored(&capped)
+        .iter()
+        .zip(censored(&random))
+        .filter(|(a, b)| **a || *b)
+        .count();
+    assert!(want > 0, "a 12-move cap censors some center games");
+    let c: Value =
+        serde_json::from_str(&ok(&["compare", "--json", s(&capped), s(&random)])).unwrap();
+    assert_eq!(c["censoredPairs"], want as u64);
+    let text = ok(&["compare", s(&capped), s(&random)]);
+    assert!(
+        text.contains(&format!(
+            "censored   {want} of the 6 pairs {} a game stopped by the move cap (its score is a lower bound)",
+            if want == 1 { "has" } else { "have" }
+        )),
+        "{text}"
+    );
+    let full = dir.join("full.jsonl");
+    ok(&["play", "--games", "6", "--out", s(&full), "--force"]);
+    let copy = dir.join("copy.jsonl");
+    std::fs::copy(&full, &copy).unwrap();
+    let c: Value = serde_json::from_str(&ok(&["compare", "--json", s(&full), s(&copy)])).unwrap();
+    assert_eq!(c["censoredPairs"], 0);
+    // (The scratch folder's name holds the word: look for the line.)
+    assert!(!ok(&["compare", s(&full), s(&copy)]).contains("\ncensored   "));
+}
+
+/// `compare` refuses a seed repeated in the candidate file even when the
+/// base has no game of that seed (it was counted twice among the unpaired).
+#[test]
+fn compare_refuses_a_repeated_unpaired_candidate_seed() {
+    let dir = scratch("dupcand");
+    let all = dir.join("all.jsonl");
+    ok(&["play", "--games", "3", "--out", s(&all), "--force"]);
+    let text = std::fs::read_to_string(&all).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    let base = dir.join("base.jsonl");
+    std::fs::write(&base, format!("{}\n{}\n", lines[0], lines[1])).unwrap();
+    let cand = dir.join("cand.jsonl");
+    std::fs::write(&cand, format!("{text}{}\n", lines[2])).unwrap();
+    fails(
+        &["compare", s(&base), s(&cand)],
+        &["cand.jsonl line 4: seed 0x00000003 already at line 3"],
+    );
+    // A repeated paired seed says the same.
+    let cand2 = dir.join("cand2.jsonl");
+    std::fs::write(&cand2, format!("{text}{}\n", lines[1])).unwrap();
+    fails(
+        &["compare", s(&base), s(&cand2)],
+        &["cand2.jsonl line 4: seed 0x00000002 already at line 2"],
+    );
+}
+
+/// The texts of an SVG picture's `<text>` elements.
+fn svg_texts(path: &Path) -> Vec<String> {
+    let svg = std::fs::read_to_string(path).unwrap();
+    svg.split("<text")
+        .skip(1)
+        .map(|t| {
+            let body = &t[t.find('>').unwrap() + 1..t.find("</text>").unwrap()];
+            body.trim().to_string()
+        })
+        .collect()
+}
+
+/// Tick labels tell their ticks apart (a zero-spread axis was labelled
+/// `1 1 1 0 0 0 -0 -0 -1`, one game's score axis `68327 68327 … 68328`),
+/// never read `-0`, and huge values fit (scientific notation: a 10^12 axis
+/// lost its leading digits off the picture).
+#[test]
+fn plot_tick_labels_are_distinct_and_fit() {
+    let dir = scratch("ticks");
+    let a = edited_cohort(&dir, "a", 20, |_, _| {});
+    let b = dir.join("b.jsonl");
+    std::fs::copy(&a, &b).unwrap();
+    let one = edited_cohort(&dir, "one", 1, |_, _| {});
+    let huge = edited_cohort(&dir, "huge", 20, |i, v| {
+        if i % 4 == 0 {
+            v["score"] = (1u64 << 40).into();
+        }
+    });
+    let cases: [(&str, Vec<&str>); 3] = [
+        ("same.svg", vec!["compare", s(&a), s(&b)]),
+        ("one.svg", vec!["summary", s(&one)]),
+        ("huge.svg", vec!["compare", s(&a), s(&huge)]),
+    ];
+    for (name, mut args) in cases {
+        let plot = dir.join(name);
+        args.extend(["--plot", s(&plot)]);
+        ok(&args);
+        let texts = svg_texts(&plot);
+        let mut seen = std::collections::HashSet::new();
+        for t in &texts {
+            // (Only a 0 may be on both axes.)
+            assert!(
+                t == "0" || seen.insert(t),
+                "{name}: label {t:?} twice in {texts:?}"
+            );
+            assert_ne!(t, "-0", "{name}: {texts:?}");
+            if t.parse::<f64>().is_ok() {
+                assert!(t.len() <= 8, "{name}: label {t:?} too long: {texts:?}");
+            }
+        }
+    }
+    assert!(svg_texts(&dir.join("huge.svg")).contains(&"1.0e12".to_string()));
+}
+
 /// A small deterministic generator for the kill moments.
 fn next_rand(state: &mut u64) -> u64 {
     *state ^= *state << 13;

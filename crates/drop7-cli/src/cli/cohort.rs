@@ -434,10 +434,14 @@ fn parse_hex(s: Option<&str>) -> Option<u32> {
 
 /// A streaming distribution: exact count, mean and sample standard
 /// deviation (Welford), min and max, and quantiles from a count per value.
-/// Values below 2^24 (16,777,216) are kept exactly; larger values are
-/// rounded down to 24 significant bits (relative error below 2^-23 ≈ 1.2e-7),
-/// so memory is one map entry per distinct (rounded) value, never one per
-/// game (a 1,000,000-game center cohort has a few thousand distinct scores).
+/// Values below 2^24 (16,777,216) are kept exactly; larger values share a
+/// bucket per 24 significant bits, which stands for the mean of the values
+/// in it (exact when they are equal, else within the bucket: relative error
+/// below 2^-23 ≈ 1.2e-7), so memory is one map entry per distinct
+/// (bucketed) value, never one per game (a 1,000,000-game center cohort has
+/// a few thousand distinct scores), and a quantile or bootstrap mean never
+/// leaves [min, max] (a cohort of equal scores 16,777,217 has that median
+/// and interval, not 16,777,216).
 /// Fractional values (milliseconds, mean chain depths) are kept to 0.001.
 #[derive(Clone, Debug, Default)]
 pub struct Dist {
@@ -446,8 +450,18 @@ pub struct Dist {
     m2: f64,
     min: f64,
     max: f64,
-    counts: BTreeMap<i64, u64>,
+    counts: BTreeMap<i64, Bucket>,
     scale: f64,
+}
+
+/// The values of a [`Dist`] that share one key: how many, and (for a key
+/// of 2^24 or more, where values are bucketed) their sum and extremes.
+#[derive(Clone, Copy, Debug)]
+struct Bucket {
+    count: u64,
+    sum: f64,
+    lo: f64,
+    hi: f64,
 }
 
 fn round_key(v: i64) -> i64 {
@@ -489,10 +503,30 @@ impl Dist {
         if self.n == 1 || x > self.max {
             self.max = x;
         }
-        *self
+        let b = self
             .counts
             .entry(round_key((x * self.scale).round() as i64))
-            .or_insert(0) += 1;
+            .or_insert(Bucket {
+                count: 0,
+                sum: 0.0,
+                lo: x,
+                hi: x,
+            });
+        b.count += 1;
+        b.sum += x;
+        b.lo = b.lo.min(x);
+        b.hi = b.hi.max(x);
+    }
+
+    /// The value a key stands for: the key itself below 2^24 (exact
+    /// integers, or values to 0.001), else the mean of its bucket's values
+    /// (kept within their extremes).
+    fn value(&self, key: i64, b: &Bucket) -> f64 {
+        if key.unsigned_abs() < 1 << 24 {
+            key as f64 / self.scale
+        } else {
+            (b.sum / b.count as f64).clamp(b.lo, b.hi)
+        }
     }
 
     /// Sample standard deviation (n − 1); `None` (undefined) for fewer than
@@ -503,10 +537,10 @@ impl Dist {
 
     fn kth(&self, k: u64) -> f64 {
         let mut seen = 0;
-        for (&v, &c) in &self.counts {
-            seen += c;
+        for (&v, b) in &self.counts {
+            seen += b.count;
             if k < seen {
-                return v as f64 / self.scale;
+                return self.value(v, b);
             }
         }
         self.max
@@ -528,14 +562,14 @@ impl Dist {
     }
 
     /// Percentile-bootstrap means: `resamples` resamples of n values drawn
-    /// with replacement from the (rounded) values, each from its own
+    /// with replacement from the (bucketed) values, each from its own
     /// ChaCha8 stream of `seed` (reproducible on any thread count); sorted.
     pub fn bootstrap_means(&self, resamples: u32, seed: u64) -> Vec<f64> {
-        let values: Vec<f64> = self.counts.keys().map(|&v| v as f64 / self.scale).collect();
+        let values: Vec<f64> = self.counts.iter().map(|(&v, b)| self.value(v, b)).collect();
         let mut cumulative = Vec::with_capacity(values.len());
         let mut acc = 0u64;
-        for &c in self.counts.values() {
-            acc += c;
+        for b in self.counts.values() {
+            acc += b.count;
             cumulative.push(acc);
         }
         let n = self.n;
@@ -1086,6 +1120,7 @@ pub fn run_compare(args: &CompareArgs) -> Result<()> {
         score: u64,
         line: u64,
         paired: bool,
+        censored: bool,
     }
     let mut base: HashMap<u32, Base> = HashMap::new();
     let bshown = args.base.display().to_string();
@@ -1097,6 +1132,7 @@ pub fn run_compare(args: &CompareArgs) -> Result<()> {
             score: rec.score,
             line,
             paired: false,
+            censored: rec.censored,
         };
         if let Some(old) = base.insert(seed, b) {
             bail!(
@@ -1111,17 +1147,26 @@ pub fn run_compare(args: &CompareArgs) -> Result<()> {
     let cshown = args.candidate.display().to_string();
     let mut delta = Dist::integers();
     let (mut wins, mut ties, mut losses, mut unpaired_candidate) = (0u64, 0u64, 0u64, 0u64);
+    // Pairs with a game stopped by the move cap: its score is a lower bound.
+    let mut censored_pairs = 0u64;
     let mut candidate_run = OneRun::new(ONE_DRIVER);
+    // The candidate's seeds, for its repeated records (paired or not: an
+    // unpaired one repeated would count twice among the unpaired).
+    let mut candidate_seen = SeedSet::default();
     for_each_record(&args.candidate, |line, rec| {
         let seed = record_seed(&rec).map_err(|e| anyhow!("{cshown} line {line}: {e}"))?;
         candidate_run.check(&cshown, line, &rec)?;
+        if !candidate_seen.insert(seed) {
+            let (_, first) = first_with_seed(std::slice::from_ref(&args.candidate), seed);
+            bail!(
+                "{cshown} line {line}: seed {} already at line {first}",
+                rec.seed
+            );
+        }
         let Some((b, r)) = base.get_mut(&seed).zip(base_run.as_ref()) else {
             unpaired_candidate += 1;
             return Ok(());
         };
-        if b.paired {
-            bail!("{cshown} line {line}: seed {} appears twice", rec.seed);
-        }
         let base_driver = &r.driver;
         if *base_driver != rec.driver {
             // The driver makes the game: one seed is two different games.
@@ -1157,6 +1202,7 @@ pub fn run_compare(args: &CompareArgs) -> Result<()> {
             );
         }
         b.paired = true;
+        censored_pairs += u64::from(b.censored || rec.censored);
         let d = rec.score as i64 - b.score as i64;
         match d.cmp(&0) {
             std::cmp::Ordering::Greater => wins += 1,
@@ -1208,6 +1254,7 @@ pub fn run_compare(args: &CompareArgs) -> Result<()> {
             "wins": wins,
             "ties": ties,
             "losses": losses,
+            "censoredPairs": censored_pairs,
             "lowerBound95": measured.map(|m| m.0),
             "detectionFloor": measured.map(|m| m.1),
             "aboveFloor": measured.map(|m| m.2),
@@ -1245,6 +1292,14 @@ pub fn run_compare(args: &CompareArgs) -> Result<()> {
         super::count(ties, "tie"),
         super::count(losses, "loss")
     )?;
+    if censored_pairs > 0 {
+        writeln!(
+            o,
+            "censored   {censored_pairs} of the {} {} a game stopped by the move cap (its score is a lower bound): their deltas are not whole-game deltas",
+            super::count(pairs, "pair"),
+            if censored_pairs == 1 { "has" } else { "have" }
+        )?;
+    }
     let (Some((lower, floor, _)), Some(verdict)) = (measured, verdict) else {
         writeln!(
             o,
@@ -1276,15 +1331,15 @@ pub fn run_compare(args: &CompareArgs) -> Result<()> {
 /// evenly; the extremes are kept).
 const MAX_POINTS: usize = 2000;
 
-/// The (rounded) values of `d` in ascending order with their ranks, thinned
+/// The (bucketed) values of `d` in ascending order with their ranks, thinned
 /// to at most [`MAX_POINTS`]: `(rank 0..n, value)`.
 fn sorted_points(d: &Dist) -> Vec<(f64, f64)> {
     let n = d.n.max(1);
     let step = n.div_ceil(MAX_POINTS as u64);
     let mut pts = Vec::new();
     let mut rank = 0u64;
-    for (&v, &c) in &d.counts {
-        let value = v as f64 / d.scale;
+    for (&v, b) in &d.counts {
+        let (value, c) = (d.value(v, b), b.count);
         // Every multiple of `step` inside [rank, rank + c), plus the last.
         let mut k = rank.div_ceil(step) * step;
         while k < rank + c {
@@ -1297,6 +1352,36 @@ fn sorted_points(d: &Dist) -> Vec<(f64, f64)> {
         }
     }
     pts
+}
+
+/// A tick label of an axis spanning `lo..hi`: as many decimals as ticks
+/// about a tenth of the span apart need to differ (none from a span of 10),
+/// in scientific notation once the axis reaches 10^7 (its labels would not
+/// fit), and never `-0`.
+fn tick_label(v: f64, lo: f64, hi: f64) -> String {
+    let v = if v == 0.0 { 0.0 } else { v };
+    let step = ((hi - lo) / 10.0).abs();
+    let magnitude = lo.abs().max(hi.abs());
+    // The decimal place of a tick step (0 for steps of 1 to 9.99…).
+    let place = |x: f64| if x > 0.0 { x.log10().floor() as i32 } else { 0 };
+    if magnitude >= 1e7 {
+        if v == 0.0 {
+            return "0".into();
+        }
+        let digits = (place(magnitude) - place(step)).clamp(0, 6) as usize;
+        return format!("{v:.digits$e}");
+    }
+    let decimals = (-place(step)).clamp(0, 6) as usize;
+    let text = format!("{v:.decimals$}");
+    // A value that rounds to zero (-0.0001 shown to 3 decimals) is 0.
+    if text
+        .trim_start_matches('-')
+        .chars()
+        .all(|c| c == '0' || c == '.')
+    {
+        return text.trim_start_matches('-').to_string();
+    }
+    text
 }
 
 fn plot_err<E: std::fmt::Display>(e: E) -> anyhow::Error {
@@ -1394,7 +1479,7 @@ fn plot_ecdf(
             .configure_mesh()
             .x_desc("final score")
             .y_desc("fraction of games scoring at most x")
-            .x_label_formatter(&|x| format!("{x:.0}"))
+            .x_label_formatter(&|x| tick_label(*x, x0 - pad, x1 + pad))
             .draw()
             .map_err(plot_err)?;
         let mut steps = Vec::with_capacity(pts.len() * 2);
@@ -1484,8 +1569,8 @@ fn plot_deltas(
             .configure_mesh()
             .x_desc("pairs, sorted by delta")
             .y_desc("score delta")
-            .x_label_formatter(&|x| format!("{x:.0}"))
-            .y_label_formatter(&|y| format!("{y:.0}"))
+            .x_label_formatter(&|x| tick_label(*x, 0.0, n.max(1.0)))
+            .y_label_formatter(&|y| tick_label(*y, lo - pad, hi + pad))
             .draw()
             .map_err(plot_err)?;
         chart
