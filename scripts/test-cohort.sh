@@ -20,6 +20,17 @@ for i in 1 2 3 4; do
 done
 # A restarted (preempted) task resumes and changes nothing.
 SLURM_ARRAY_TASK_ID=2 SLURM_ARRAY_TASK_COUNT=4 SLURM_CPUS_PER_TASK=1 bash deploy/slurm/cohort.sbatch | grep -q "played 0"
+# Rerunning some tasks (sbatch --array=1,3): the task count (2) is not N, so
+# the script refuses to run without SHARDS (no shard-1-of-2 file), and with
+# SHARDS=4 resumes the right shard.
+if SLURM_ARRAY_TASK_ID=1 SLURM_ARRAY_TASK_COUNT=2 SLURM_ARRAY_TASK_MIN=1 SLURM_ARRAY_TASK_MAX=3 \
+  bash deploy/slurm/cohort.sbatch 2>"$work/rerun.err" >/dev/null; then
+  echo "cohort.sbatch ran shard 1/2 of a rerun of tasks 1,3" >&2; exit 1
+fi
+grep -q "set SHARDS" "$work/rerun.err"
+test ! -e "$OUT_DIR/shard-1-of-2.jsonl"
+SHARDS=4 SLURM_ARRAY_TASK_ID=3 SLURM_ARRAY_TASK_COUNT=2 SLURM_ARRAY_TASK_MIN=1 SLURM_ARRAY_TASK_MAX=3 \
+  SLURM_CPUS_PER_TASK=1 bash deploy/slurm/cohort.sbatch | grep -q "played 0"
 SHARDS=4 bash deploy/slurm/merge.sbatch >/dev/null
 "$DROP7" play --quiet --policy fair:d1s2 --games 240 --seed-start 0xFFFFFFC0 --max-moves 300 \
   --out "$work/single.jsonl" >/dev/null
@@ -85,4 +96,30 @@ done
 
 echo "-- kubernetes manifest (offline schema, strict)"
 .venv-cohort/bin/kubernetes-validate --strict --quiet deploy/k8s/cohort-job.yaml
+echo "-- kubernetes merge Job's script, locally (waits for shards, fails on a bad one)"
+kdata="$work/k8s"
+mkdir -p "$kdata/bin"
+ln -s "$DROP7" "$kdata/bin/drop7"
+.venv-cohort/bin/python - deploy/k8s/cohort-job.yaml >"$kdata/merge.sh" <<'PY'
+import sys, yaml
+merge = [d for d in yaml.safe_load_all(open(sys.argv[1])) if d["metadata"]["name"] == "drop7-cohort-merge"][0]
+print(merge["spec"]["template"]["spec"]["containers"][0]["args"][0])
+PY
+sed -i -e "s#/data/#$kdata/#g" -e 's/sleep 60/sleep 1/' "$kdata/merge.sh"
+cp "$OUT_DIR/shard-1-of-4.jsonl" "$OUT_DIR/shard-2-of-4.jsonl" "$kdata/"
+head -c 100 "$OUT_DIR/shard-4-of-4.jsonl" >"$kdata/shard-4-of-4.jsonl"  # mid-record
+PATH="$kdata/bin:$PATH" SHARDS=4 timeout 60 sh "$kdata/merge.sh" >"$kdata/out" 2>"$kdata/err" &
+merge_pid=$!
+sleep 2.5
+cp "$OUT_DIR/shard-3-of-4.jsonl" "$kdata/"
+sleep 2.5
+cp "$OUT_DIR/shard-4-of-4.jsonl" "$kdata/"
+wait "$merge_pid"
+grep -q "incomplete last record" "$kdata/err" && grep -q "cannot open" "$kdata/err"
+cmp "$kdata/cohort.jsonl" "$OUT_DIR/cohort.jsonl"
+cp "$kdata/shard-1-of-4.jsonl" "$kdata/shard-2-of-4.jsonl"
+if PATH="$kdata/bin:$PATH" SHARDS=4 timeout 60 sh "$kdata/merge.sh" 2>"$kdata/err2" >/dev/null; then
+  echo "the merge Job's script merged overlapping shards" >&2; exit 1
+fi
+grep -q "overlapping shards" "$kdata/err2"
 echo "cohort: ok"

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import Any, Dict, Optional, Tuple
 
+import re
+
 import gymnasium
 import numpy as np
 from gymnasium import spaces
@@ -16,6 +18,8 @@ from drop7._drop7 import DEFAULT_MAX_MOVES, Game, VectorCore
 
 ENV_ID = "drop7/Drop7-v0"
 _SEED_LIMIT = 2**32
+_MAX_MOVES_LIMIT = 2**32 - 1  # as drop7.play and the vector core
+_NUM_ENVS_LIMIT = 2**20
 
 
 class IllegalMove(gymnasium.error.InvalidAction, ValueError):
@@ -32,6 +36,16 @@ def _observation_space(action_mask: bool) -> spaces.Dict:
     if action_mask:
         d["action_mask"] = spaces.MultiBinary(7)
     return spaces.Dict(d)
+
+
+def _check_int(name: str, value: Any, lo: int, hi: int) -> int:
+    """An integer argument (a Python or NumPy integer, not a bool) in
+    ``lo..hi``: TypeError for another type, ValueError naming the range."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{name} must be an integer, got {type(value).__name__}")
+    if not lo <= int(value) <= hi:
+        raise ValueError(f"{name} must be {lo}-{hi}, got {value}")
+    return int(value)
 
 
 def _check_seed(seed: Any) -> int:
@@ -71,8 +85,7 @@ class Drop7Env(gymnasium.Env):
     ) -> None:
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be None or 'ansi', got {render_mode!r}")
-        if not isinstance(max_moves, int) or max_moves < 1:
-            raise ValueError(f"max_moves must be a positive integer, got {max_moves!r}")
+        max_moves = _check_int("max_moves", max_moves, 1, _MAX_MOVES_LIMIT)
         Game(0, driver)  # validates the driver name
         self.driver = driver
         self.max_moves = max_moves
@@ -219,10 +232,8 @@ class Drop7VectorEnv(VectorEnv):
         max_moves: int = DEFAULT_MAX_MOVES,
         action_mask_in_obs: bool = False,
     ) -> None:
-        if isinstance(num_envs, bool) or not isinstance(num_envs, int) or num_envs < 1:
-            raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
-        if not isinstance(max_moves, int) or max_moves < 1:
-            raise ValueError(f"max_moves must be a positive integer, got {max_moves!r}")
+        num_envs = _check_int("num_envs", num_envs, 1, _NUM_ENVS_LIMIT)
+        max_moves = _check_int("max_moves", max_moves, 1, _MAX_MOVES_LIMIT)
         self._core = VectorCore(num_envs, driver, max_moves)
         self.num_envs = num_envs
         self.driver = driver
@@ -293,11 +304,21 @@ class Drop7VectorEnv(VectorEnv):
             raise TypeError(f"actions must be an integer array, got dtype {a.dtype}")
         if a.shape != (self.num_envs,):
             raise ValueError(f"actions must have shape ({self.num_envs},), got {a.shape}")
-        a = np.ascontiguousarray(a, dtype=np.int64)
+        if a.dtype.kind == "u" and a.dtype.itemsize >= 8:
+            # Out of range stays out of range (7) in int64: a uint64 above
+            # 2**63 - 1 must not wrap to a negative column in the message.
+            a64 = np.ascontiguousarray(np.minimum(a, 7), dtype=np.int64)
+        else:
+            a64 = np.ascontiguousarray(a, dtype=np.int64)
         try:
-            raw, reward, terminated, truncated, _autoreset = self._core.step(a)
+            raw, reward, terminated, truncated, _autoreset = self._core.step(a64)
         except ValueError as e:
-            raise IllegalMove(str(e)) from None
+            msg = str(e)
+            m = re.match(r"actions\[(\d+)\] = -?\d+", msg)
+            if m:  # name the action as given, not its clipped copy
+                i = int(m.group(1))
+                msg = f"actions[{i}] = {a[i]}" + msg[m.end():]
+            raise IllegalMove(msg) from None
         obs, info = self._pack(raw)
         info["seed"] = self._core.seeds
         info["score"] = self._core.scores

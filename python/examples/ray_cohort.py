@@ -46,11 +46,19 @@ def main(argv=None) -> int:
     a = p.parse_args(argv)
     if a.games < 1:
         p.error("--games must be at least 1")
+    if not 0 <= a.seed_start < 2**32:
+        p.error(f"--seed-start must be 0..0xffffffff (a u32 seed), got {a.seed_start}")
+    if a.shards < 0:
+        p.error("--shards must be 0 (4 per cluster CPU) or more")
+    try:  # policy, move cap and driver checked here, not as a traceback from every Ray task
+        drop7.play(a.policy, [], max_moves=a.max_moves, driver=a.driver)
+    except ValueError as e:
+        p.error(str(e))
 
     ray.init(address=a.address, include_dashboard=False, log_to_driver=False)
     cpus = int(ray.cluster_resources().get("CPU", 1))
     shards = max(1, min(a.games, a.shards or 4 * cpus))
-    seeds = [(a.seed_start + i) % 2**32 for i in range(a.games)]
+    seeds = [(a.seed_start + i) % 2**32 for i in range(a.games)]  # wrap as drop7 play does
     bounds = [a.games * k // shards for k in range(shards + 1)]
     t0 = time.perf_counter()
     futures = [
@@ -61,7 +69,7 @@ def main(argv=None) -> int:
     # Every record names the whole cohort, as every shard of `drop7 play
     # --shard I/N` does (drop7.play names the seeds it was given).
     for r in records:
-        r["cohortSeedStart"] = f"0x{a.seed_start % 2**32:08x}"
+        r["cohortSeedStart"] = f"0x{a.seed_start:08x}"
         r["cohortGames"] = a.games
     elapsed = time.perf_counter() - t0
     with open(a.out, "w") as f:

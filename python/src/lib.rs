@@ -193,10 +193,12 @@ fn board_from(py: Python<'_>, obj: &Bound<'_, PyAny>) -> PyResult<Board> {
             shape_text(&shape)
         )));
     }
-    let flat = arr
-        .call_method1("astype", ("int64",))?
-        .call_method0("ravel")?;
-    let values: Vec<i64> = flat.call_method0("tolist")?.extract()?;
+    // Python ints as they are (not cast to int64 first: a uint64 cell of
+    // 2**64 - 1 is named as that, not as -1).
+    let values: Vec<i128> = arr
+        .call_method0("ravel")?
+        .call_method0("tolist")?
+        .extract()?;
     let mut text = String::with_capacity(CELLS);
     for (i, &v) in values.iter().enumerate() {
         if !(0..=9).contains(&v) {

@@ -168,3 +168,13 @@ def test_from_board_bounds_keep_counters_from_wrapping():
     assert want["level_advanced"] and g.level == 2**31 + 1
     assert g.moves_played == 2**31 + 1
     assert g.board_string == ref.board_string
+
+
+def test_board_cell_out_of_range_is_named_as_given():
+    """A uint64 cell of 2**64 - 1 is named as that, not as -1 (its int64 cast)."""
+    board = np.zeros((7, 7), np.uint64)
+    board[2, 3] = 2**64 - 1
+    with pytest.raises(ValueError, match=r"board\[2, 3\] is 18446744073709551615, expected a cell code 0-9"):
+        drop7.Game.from_board(board, 1)
+    with pytest.raises(ValueError, match=r"board\[2, 3\] is 18446744073709551615"):
+        drop7.leaf({"board": board, "next": 1, "movesRemaining": 5})

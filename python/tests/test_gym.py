@@ -144,3 +144,41 @@ def test_vector_env_step_before_reset_raises_reset_needed():
     env.reset(seed=1)
     obs, *_ = env.step(np.array([3, 3]))
     assert obs["moves_remaining"].tolist() == [4, 4]
+
+
+def test_env_integer_arguments_are_checked_by_type_and_range():
+    """num_envs and max_moves: NumPy integers are integers, a bool or a float
+    is a TypeError, a value out of range a ValueError naming the range (the
+    vector core's 1..2**32-1 for max_moves, in both environments)."""
+    assert drop7.Drop7Env(max_moves=np.int64(5)).max_moves == 5
+    v = drop7.Drop7VectorEnv(num_envs=np.int32(2), max_moves=np.uint16(7))
+    assert (v.num_envs, v.max_moves) == (2, 7)
+    for make in (lambda m: drop7.Drop7Env(max_moves=m), lambda m: drop7.Drop7VectorEnv(2, max_moves=m)):
+        with pytest.raises(TypeError, match="max_moves must be an integer, got bool"):
+            make(True)
+        with pytest.raises(TypeError, match="max_moves must be an integer, got float"):
+            make(5.0)
+        with pytest.raises(ValueError, match="max_moves must be 1-4294967295, got 0"):
+            make(0)
+        with pytest.raises(ValueError, match="max_moves must be 1-4294967295, got 4294967296"):
+            make(2**32)
+    with pytest.raises(TypeError, match="num_envs must be an integer, got float"):
+        drop7.Drop7VectorEnv(num_envs=2.0)
+    with pytest.raises(ValueError, match="num_envs must be 1-1048576, got 0"):
+        drop7.Drop7VectorEnv(num_envs=0)
+
+
+def test_vector_env_names_a_huge_unsigned_action_as_given():
+    """A uint64 action above 2**63 - 1 is out of range under its own value (it
+    was cast to int64 first and named as -1); an ended env still ignores it."""
+    env = drop7.Drop7VectorEnv(num_envs=3, max_moves=1)
+    env.reset(seed=1)
+    big = np.array([0, 2**64 - 1, 0], dtype=np.uint64)
+    with pytest.raises(drop7.IllegalMove, match=r"actions\[1\] = 18446744073709551615 is out of range 0..=6"):
+        env.step(big)
+    with pytest.raises(drop7.IllegalMove, match=r"actions\[1\] = 9223372036854775808 is out of range"):
+        env.step(np.array([0, 2**63, 0], dtype=np.uint64))
+    obs, _, _, trunc, _ = env.step(np.array([3, 3, 3], dtype=np.uint64))
+    assert trunc.all() and obs["moves_remaining"].tolist() == [4, 4, 4]
+    obs, *_ = env.step(big)  # every env autoresets: the actions are ignored
+    assert obs["moves_remaining"].tolist() == [5, 5, 5]

@@ -33,3 +33,24 @@ def test_ray_cohort_equals_cli(cli, tmp_path):
         assert {k: v for k, v in g.items() if k not in WALL} == {
             k: v for k, v in w.items() if k not in WALL
         }
+
+
+def test_ray_cohort_bad_arguments_are_one_line_errors(tmp_path):
+    """A bad policy, move cap or seed is an argparse error before Ray starts
+    (a bad policy was a traceback from every Ray task; a seed of -1 or 2**32
+    silently wrapped), and no output file is written."""
+    out = tmp_path / "ray.jsonl"
+    for extra, want in [
+        (["--policy", "nope"], 'unknown policy "nope"'),
+        (["--max-moves", "0"], "max_moves must be 1-4294967295, got 0"),
+        (["--seed-start", "-1"], "--seed-start must be 0..0xffffffff"),
+        (["--seed-start", "0x100000000"], "--seed-start must be 0..0xffffffff"),
+        (["--shards", "-2"], "--shards must be 0"),
+    ]:
+        r = subprocess.run(
+            [sys.executable, str(EXAMPLE), "--games", "3", *extra, "--out", str(out)],
+            capture_output=True, text=True, timeout=120,
+        )
+        assert r.returncode == 2, (extra, r.stderr[-2000:])
+        assert want in r.stderr and "Traceback" not in r.stderr, (extra, r.stderr[-2000:])
+        assert not out.exists()

@@ -135,3 +135,36 @@ fn errors_and_head() {
     );
     assert_eq!(err.trim_end().lines().count(), 1, "{err}");
 }
+
+/// A client that trickles its request a byte at a time (each byte within the
+/// per-read timeout) gets a 400 once the 10 s request deadline has passed,
+/// not a thread held until it finishes (16 KiB at a byte a second).
+#[test]
+fn a_trickled_request_meets_the_deadline() {
+    let srv = serve();
+    let mut s = TcpStream::connect(("127.0.0.1", srv.1)).unwrap();
+    let start = std::time::Instant::now();
+    let mut reader = s.try_clone().unwrap();
+    let answer = std::thread::spawn(move || {
+        let mut all = Vec::new();
+        let _ = reader.read_to_end(&mut all);
+        (all, start.elapsed())
+    });
+    // A request line that never ends, one byte per 0.5 s (for at most 20 s).
+    for b in b"GET /index.html?".iter().chain(std::iter::repeat(&b'a')) {
+        if s.write_all(&[*b]).is_err() || start.elapsed().as_secs() > 20 {
+            break;
+        }
+        if answer.is_finished() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(500));
+    }
+    let (all, took) = answer.join().unwrap();
+    let text = String::from_utf8_lossy(&all);
+    assert!(text.starts_with("HTTP/1.1 400 Bad Request"), "{text:?}");
+    assert!(
+        took.as_secs_f64() < 13.0,
+        "answered after {took:?}: the request deadline is 10 s"
+    );
+}

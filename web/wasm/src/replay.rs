@@ -206,7 +206,9 @@ fn trace(text: &str) -> Result<Replay, String> {
             continue;
         }
         let line = trace_line(i + 1, l)?;
-        if lines.first().is_none_or(|f| f.seed != line.seed) && line.move_number == 1 {
+        // Move 1 starts a game, of the same seed or another (a file may hold
+        // the same seed on both drivers, or under two policies).
+        if line.move_number == 1 {
             games += 1;
         }
         if games > 1 {
@@ -338,6 +340,22 @@ mod tests {
         assert_eq!(r.steps.len(), 5);
         assert!(
             r.note.contains("first game of the file shown"),
+            "{}",
+            r.note
+        );
+    }
+
+    /// Two games of one seed (here its headless and stream traces) are two
+    /// games: the first is shown, not a "move 1 out of order" error.
+    #[test]
+    fn a_file_of_two_games_of_one_seed_shows_the_first() {
+        let first = crate::trace_lines(7, false, &[3, 3, 2, 4, 1]);
+        let second = crate::trace_lines(7, true, &[3, 2]);
+        let r = replay_text(&format!("{first}{second}")).unwrap();
+        assert_eq!((r.seed, r.steps.len()), (Some(7), 5));
+        assert!(
+            r.note
+                .contains("headless driver (first game of the file shown)"),
             "{}",
             r.note
         );

@@ -4,7 +4,7 @@
 
 use std::io::{self, BufRead, BufReader, Read, Write};
 use std::net::{Ipv4Addr, SocketAddr, TcpListener, TcpStream};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 use clap::Args;
@@ -133,10 +133,38 @@ fn respond(
     s.flush()
 }
 
+/// Time a client has to send its whole request (line and headers).
+const REQUEST_DEADLINE: Duration = Duration::from_secs(10);
+
+/// The connection read against one deadline for the whole request: a client
+/// that trickles a byte at a time cannot hold its thread for longer (a
+/// per-read timeout alone let 16 KiB sent a byte every 9 s last 40 hours).
+struct Deadline {
+    s: TcpStream,
+    until: Instant,
+}
+
+impl Read for Deadline {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let left = self.until.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return Err(io::Error::new(
+                io::ErrorKind::TimedOut,
+                "request not received in time",
+            ));
+        }
+        self.s.set_read_timeout(Some(left))?;
+        self.s.read(buf)
+    }
+}
+
 fn handle(mut s: TcpStream) -> io::Result<()> {
-    s.set_read_timeout(Some(Duration::from_secs(10)))?;
     s.set_write_timeout(Some(Duration::from_secs(30)))?;
-    let mut reader = BufReader::new(s.try_clone()?).take(16 * 1024);
+    let conn = Deadline {
+        s: s.try_clone()?,
+        until: Instant::now() + REQUEST_DEADLINE,
+    };
+    let mut reader = BufReader::new(conn).take(16 * 1024);
     let mut line = String::new();
     if reader.read_line(&mut line).is_err() || !line.ends_with('\n') {
         return respond(
