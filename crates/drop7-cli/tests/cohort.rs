@@ -820,3 +820,39 @@ fn a_second_writer_is_refused() {
     assert!(fair_run(&want_file, false).status().unwrap().success());
     assert_eq!(stable(&out), stable(&want_file));
 }
+
+/// The text verdict says which way a delta above the floor goes (the sign of
+/// the mean delta alone was easy to misread); below the floor it says
+/// nothing of a direction.
+#[test]
+fn compare_verdict_names_the_direction() {
+    let dir = scratch("direction");
+    let (center, random) = (dir.join("center.jsonl"), dir.join("random.jsonl"));
+    ok(&["play", "--games", "200", "--out", s(&center)]);
+    ok(&[
+        "play",
+        "--games",
+        "200",
+        "--policy",
+        "random",
+        "--out",
+        s(&random),
+    ]);
+    let worse = ok(&["compare", s(&random), s(&center), "--resamples", "100"]);
+    assert!(
+        worse.contains("is above the floor: the candidate scores lower than the base"),
+        "{worse}"
+    );
+    let better = ok(&["compare", s(&center), s(&random), "--resamples", "100"]);
+    assert!(
+        better.contains("is above the floor: the candidate scores higher than the base"),
+        "{better}"
+    );
+    let copy = dir.join("center-copy.jsonl");
+    std::fs::copy(&center, &copy).unwrap();
+    let same = ok(&["compare", s(&center), s(&copy), "--resamples", "100"]);
+    assert!(
+        same.contains("is below the floor: not a measurement\n"),
+        "{same}"
+    );
+}

@@ -1300,7 +1300,7 @@ pub fn run_compare(args: &CompareArgs) -> Result<()> {
             if censored_pairs == 1 { "has" } else { "have" }
         )?;
     }
-    let (Some((lower, floor, _)), Some(verdict)) = (measured, verdict) else {
+    let (Some((lower, floor, above)), Some(verdict)) = (measured, verdict) else {
         writeln!(
             o,
             "bound      none: 2 pairs at least are needed for a bound, a detection floor and a verdict ({} here)",
@@ -1317,9 +1317,15 @@ pub fn run_compare(args: &CompareArgs) -> Result<()> {
         o,
         "floor      {floor:.2} = 1.645·sd/√n: the smallest mean delta this cohort can detect"
     )?;
+    // Which way, in words: the sign of the mean delta is easy to misread.
+    let direction = match (above, delta.mean > 0.0) {
+        (false, _) => "",
+        (true, true) => ": the candidate scores higher than the base",
+        (true, false) => ": the candidate scores lower than the base",
+    };
     writeln!(
         o,
-        "verdict    |mean delta| {:.2} is {verdict}",
+        "verdict    |mean delta| {:.2} is {verdict}{direction}",
         delta.mean.abs()
     )?;
     write_stdout(&o)
