@@ -87,6 +87,26 @@ wait_for "GAME OVER"
 tmux send-keys -t "$SESSION" q
 wait_for "VIEWER-EXITED 0"
 
+# A standard 80x24 terminal shows the whole legend and key help (wrapped).
+tmux kill-session -t "$SESSION"
+tmux new-session -d -s "$SESSION" -x 80 -y 24 "$BIN show --seed 3 --policy center; echo VIEWER-EXITED \$?; sleep 30"
+wait_for "underlined: gray hit"
+wait_for "q quit"
+tmux send-keys -t "$SESSION" q
+wait_for "VIEWER-EXITED 0"
+
+# A searching policy plays the whole game first and says so meanwhile; keys
+# typed in the meantime are dropped (a queued q does not quit the viewer).
+tmux kill-session -t "$SESSION"
+tmux new-session -d -s "$SESSION" -x 110 -y 30 "$BIN show --seed 1 --policy fair:d4s5 --max-moves 30; echo VIEWER-EXITED \$?; sleep 30"
+wait_for "playing the game before showing it (fair:d4s5 searches every move)"
+tmux send-keys -t "$SESSION" q
+wait_for "seed 0x00000001, policy fair:d4s5"
+sleep 1
+tmux capture-pane -p -t "$SESSION" | grep -qF "VIEWER-EXITED" && fail "a key typed before the viewer appeared quit it"
+tmux send-keys -t "$SESSION" q
+wait_for "VIEWER-EXITED 0"
+
 # A step forward animates the move: the disc landing, then each wave's pops
 # (1.5 s a frame here so that capture-pane sees each one); a key ends it.
 tmux kill-session -t "$SESSION"

@@ -1240,4 +1240,27 @@ fn round_records_carry_the_per_game_detail() {
         assert_eq!(rec["trajectorySha256"], hex.as_str(), "{rec}");
     }
     assert_eq!(at, moves.len());
+    // Rounds with different caps are still one set of records to `summary`
+    // (a round's maxMoves is its file's, not the run's).
+    let short = dir.join("short.json");
+    let mut v: Value = serde_json::from_str(&std::fs::read_to_string(&all[1]).unwrap()).unwrap();
+    v["maximumMoves"] = 100.into();
+    v["id"] = "short".into();
+    std::fs::write(&short, v.to_string()).unwrap();
+    let mixed = dir.join("mixed.jsonl");
+    ok(&[
+        "play",
+        "--round",
+        &all[0],
+        short.to_str().unwrap(),
+        "--out",
+        mixed.to_str().unwrap(),
+    ]);
+    let caps: Vec<u64> = jsonl(&mixed)
+        .iter()
+        .map(|r| r["maxMoves"].as_u64().unwrap())
+        .collect();
+    assert_eq!(caps, [2000, 100]);
+    let summary = ok(&["summary", mixed.to_str().unwrap()]);
+    assert!(summary.contains("move cap per round"), "{summary}");
 }

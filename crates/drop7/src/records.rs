@@ -194,7 +194,14 @@ pub fn identity(rec: &GameRecord) -> [(&'static str, String); 8] {
         ("table", opt(&rec.table)),
         ("maxWork", opt(&rec.max_work)),
         ("driver", rec.driver.clone()),
-        ("maxMoves", opt(&rec.max_moves)),
+        // A scripted round's cap is its file's (`maximumMoves`), not the run's.
+        (
+            "maxMoves",
+            match rec.round {
+                Some(_) => "(per round)".to_string(),
+                None => opt(&rec.max_moves),
+            },
+        ),
         ("cohortSeedStart", opt(&rec.cohort_seed_start)),
         ("cohortGames", opt(&rec.cohort_games)),
     ]

@@ -949,7 +949,8 @@ pub fn run_summary(args: &SummaryArgs) -> Result<()> {
             "policy": reference.policy,
             "driver": reference.driver,
             "ruleset": reference.ruleset,
-            "maxMoves": reference.max_moves,
+            // Scripted rounds: each round's own cap, so none for the set.
+            "maxMoves": reference.max_moves.filter(|_| reference.round.is_none()),
             "score": {
                 "mean": score.mean,
                 "ci95Low": ci.map(|c| c.0),
@@ -986,9 +987,9 @@ pub fn run_summary(args: &SummaryArgs) -> Result<()> {
         reference.policy,
         reference.driver,
         match (reference.max_moves, &reference.round) {
-            (Some(m), _) => m.to_string(),
             // Scripted rounds (`play --round`): each round file sets its own.
-            (None, Some(_)) => "per round".to_string(),
+            (_, Some(_)) => "per round".to_string(),
+            (Some(m), None) => m.to_string(),
             (None, None) => "not recorded".to_string(),
         }
     )?;

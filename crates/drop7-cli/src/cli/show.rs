@@ -195,13 +195,36 @@ fn from_seed(args: &ShowArgs, seed: &str) -> Result<(String, Vec<Frame>)> {
         gravity: Some("portable".into()),
     };
     let setup = game_args.resolve(1)?;
+    // Before the game is played, which can take minutes.
+    need_terminal(args)?;
     let engine = PackedEngine(Portable);
+    // The whole game is played before the first picture: a searching policy
+    // (fair, or an external engine) takes seconds to minutes, so say so.
+    let slow = matches!(
+        setup.policy,
+        super::spec::PolicySpec::Fair(_) | super::spec::PolicySpec::D7p(_)
+    );
+    let progress = slow && io::stderr().is_terminal();
     let frames = with_policy!(setup, |make| {
         let mut policy = make();
         policy.new_game(seed);
         let game = start(engine, setup.driver, seed);
-        collect(game, setup.max_moves, |g| policy.choose_in(g))
+        let mut moves = 0u32;
+        collect(game, setup.max_moves, |g| {
+            if progress {
+                eprint!(
+                    "\rshow       playing the game before showing it ({} searches every move): move {}",
+                    setup.policy,
+                    moves + 1
+                );
+                moves += 1;
+            }
+            policy.choose_in(g)
+        })
     })?;
+    if progress {
+        eprint!("\r\x1b[K");
+    }
     Ok((
         format!(
             "seed 0x{seed:08x}, policy {}, driver {}",
@@ -210,6 +233,14 @@ fn from_seed(args: &ShowArgs, seed: &str) -> Result<(String, Vec<Frame>)> {
         ),
         frames,
     ))
+}
+
+/// The interactive viewer's one requirement (`--plain` has none).
+fn need_terminal(args: &ShowArgs) -> Result<()> {
+    if !args.plain && !io::stdout().is_terminal() {
+        bail!("drop7 show needs a terminal (use --plain for a text dump)");
+    }
+    Ok(())
 }
 
 fn start<E: CoreEngine>(engine: E, driver: DriverKind, seed: u32) -> TrackedGame<E::Core> {
@@ -251,9 +282,7 @@ pub fn run(args: &ShowArgs) -> Result<()> {
             .and_then(|()| stdout.flush())
             .context("writing to stdout");
     }
-    if !io::stdout().is_terminal() {
-        bail!("drop7 show needs a terminal (use --plain for a text dump)");
-    }
+    need_terminal(args)?;
     interactive(
         &title,
         &frames,
@@ -375,6 +404,11 @@ fn step_cells(s: &drop7::frames::Frame) -> [u8; CELLS] {
 fn interactive(title: &str, frames: &[Frame], speed: Duration, wave: Duration) -> Result<()> {
     let mut terminal = ratatui::try_init().context("cannot start the terminal UI")?;
     let result = (|| -> Result<()> {
+        // Keys typed while the game was being played (a queued `q` would
+        // quit the moment the viewer appears) are dropped.
+        while event::poll(Duration::ZERO)? {
+            event::read()?;
+        }
         let mut at = 0usize;
         let mut playing = false;
         let mut speed = speed;
@@ -471,7 +505,8 @@ fn interactive(title: &str, frames: &[Frame], speed: Duration, wave: Duration) -
                             "←/→ step  Home/End first/last  space play/pause ({state}, {} ms/move)  +/- speed  q quit",
                             speed.as_millis()
                         )),
-                    ]),
+                    ])
+                    .wrap(ratatui::widgets::Wrap { trim: true }),
                     help,
                 );
             })?;
