@@ -192,12 +192,13 @@ class Drop7Env(gymnasium.Env):
     def render(self) -> Optional[str]:
         """With ``render_mode="ansi"``: a header line (score, level, next
         disc, drops to the rise) and the 7 board rows, top first ('.' empty,
-        1-7 discs, '8' solid gray, '*' cracked gray), as one str; else None.
+        1-7 discs, '#' solid gray, '%' cracked gray: the legend of ``drop7
+        show --plain``), as one str; else None.
         """
         if self.render_mode != "ansi" or self.game is None:
             return None
         g = self.game
-        rows = ["".join(".12345678*"[int(c)] for c in row) for row in g.board]
+        rows = ["".join(".1234567#%"[int(c)] for c in row) for row in g.board]
         head = f"score {g.score}  level {g.level}  next {g.next_disc}  drops to rise {g.moves_remaining}"
         return "\n".join([head, *rows])
 

@@ -182,3 +182,17 @@ def test_vector_env_names_a_huge_unsigned_action_as_given():
     assert trunc.all() and obs["moves_remaining"].tolist() == [4, 4, 4]
     obs, *_ = env.step(big)  # every env autoresets: the actions are ignored
     assert obs["moves_remaining"].tolist() == [5, 5, 5]
+
+
+def test_ansi_render_uses_the_plain_viewer_legend():
+    """render() draws '.', 1-7, '#' solid and '%' cracked gray, one row per line."""
+    import gymnasium as gym
+
+    env = gym.make("drop7/Drop7-v0", render_mode="ansi")
+    env.reset(seed=1)
+    text = env.render()
+    lines = text.splitlines()
+    assert lines[0].startswith("score 0  level 1")
+    assert len(lines) == 8 and all(len(row) == 7 for row in lines[1:])
+    assert set("".join(lines[1:])) <= set(".1234567#%")
+    assert lines[-1] == "#######"
