@@ -848,6 +848,33 @@ fn compare_verdict_names_the_direction() {
         better.contains("is above the floor: the candidate scores higher than the base"),
         "{better}"
     );
+    // The picture written is named on the last line.
+    let svg = dir.join("d.svg");
+    let plotted = ok(&[
+        "compare",
+        s(&center),
+        s(&random),
+        "--resamples",
+        "100",
+        "--plot",
+        s(&svg),
+    ]);
+    assert!(
+        plotted.ends_with(&format!("\nplot       {}\n", svg.display())),
+        "{plotted}"
+    );
+    let summarised = ok(&[
+        "summary",
+        s(&center),
+        "--resamples",
+        "10",
+        "--plot",
+        s(&svg),
+    ]);
+    assert!(
+        summarised.ends_with(&format!("\nplot       {}\n", svg.display())),
+        "{summarised}"
+    );
     let copy = dir.join("center-copy.jsonl");
     std::fs::copy(&center, &copy).unwrap();
     let same = ok(&["compare", s(&center), s(&copy), "--resamples", "100"]);

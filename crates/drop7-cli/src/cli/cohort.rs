@@ -1059,7 +1059,16 @@ pub fn run_summary(args: &SummaryArgs) -> Result<()> {
             "(ms pXX rows: the distribution over games of each game's own decision-latency percentile)"
         )?;
     }
+    note_plot(&mut o, args.plot.as_deref())?;
     write_stdout(&o)
+}
+
+/// The text output's last line names the picture written, if any.
+fn note_plot(o: &mut Vec<u8>, plot: Option<&Path>) -> Result<()> {
+    if let Some(p) = plot {
+        writeln!(o, "plot       {}", p.display())?;
+    }
+    Ok(())
 }
 
 // ---------------------------------------------------------------- compare
@@ -1307,6 +1316,7 @@ pub fn run_compare(args: &CompareArgs) -> Result<()> {
             "bound      none: 2 pairs at least are needed for a bound, a detection floor and a verdict ({} here)",
             super::count(pairs, "pair")
         )?;
+        note_plot(&mut o, args.plot.as_deref())?;
         return write_stdout(&o);
     };
     writeln!(
@@ -1329,6 +1339,7 @@ pub fn run_compare(args: &CompareArgs) -> Result<()> {
         "verdict    |mean delta| {:.2} is {verdict}{direction}",
         delta.mean.abs()
     )?;
+    note_plot(&mut o, args.plot.as_deref())?;
     write_stdout(&o)
 }
 
