@@ -1263,4 +1263,18 @@ fn round_records_carry_the_per_game_detail() {
     assert_eq!(caps, [2000, 100]);
     let summary = ok(&["summary", mixed.to_str().unwrap()]);
     assert!(summary.contains("move cap per round"), "{summary}");
+    // ... and to `compare`, pair by pair (each pair's caps are its round's).
+    let greedy = dir.join("mixed-greedy.jsonl");
+    ok(&[
+        "play",
+        "--round",
+        &all[0],
+        short.to_str().unwrap(),
+        "--policy",
+        "greedy",
+        "--out",
+        greedy.to_str().unwrap(),
+    ]);
+    let compared = ok(&["compare", mixed.to_str().unwrap(), greedy.to_str().unwrap()]);
+    assert!(compared.contains("2 games paired by seed"), "{compared}");
 }

@@ -1124,13 +1124,15 @@ pub fn run_compare(args: &CompareArgs) -> Result<()> {
     // Each file must hold one run (as `summary` requires); the two files
     // may be different runs (that is the point), checked pair by pair below.
     const ONE_DRIVER: &str = "compare cohorts played with one driver";
-    // The base: one (score, line, paired) per seed; its driver, ruleset and
-    // move cap are those of its run (the same in every record).
+    // The base: one (score, line, paired, censored, move cap) per seed; its
+    // driver and ruleset are those of its run (the same in every record).
+    // The move cap is per record: a scripted round's is its file's.
     struct Base {
         score: u64,
         line: u64,
         paired: bool,
         censored: bool,
+        max_moves: Option<u32>,
     }
     let mut base: HashMap<u32, Base> = HashMap::new();
     let bshown = args.base.display().to_string();
@@ -1143,6 +1145,7 @@ pub fn run_compare(args: &CompareArgs) -> Result<()> {
             line,
             paired: false,
             censored: rec.censored,
+            max_moves: rec.max_moves,
         };
         if let Some(old) = base.insert(seed, b) {
             bail!(
@@ -1201,14 +1204,14 @@ pub fn run_compare(args: &CompareArgs) -> Result<()> {
                 show(base_ruleset)
             );
         }
-        if r.max_moves != rec.max_moves {
+        if b.max_moves != rec.max_moves {
             let m = |o: Option<u32>| o.map_or_else(|| "(absent)".into(), |v| v.to_string());
             bail!(
                 "{cshown} line {line}: seed {} has maxMoves {} but {bshown} line {} has {}: not comparable",
                 rec.seed,
                 m(rec.max_moves),
                 b.line,
-                m(r.max_moves)
+                m(b.max_moves)
             );
         }
         b.paired = true;

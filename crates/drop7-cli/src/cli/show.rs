@@ -221,10 +221,11 @@ fn from_seed(args: &ShowArgs, seed: &str) -> Result<(String, Vec<Frame>)> {
             }
             policy.choose_in(g)
         })
-    })?;
+    });
     if progress {
         eprint!("\r\x1b[K");
     }
+    let frames = frames?;
     Ok((
         format!(
             "seed 0x{seed:08x}, policy {}, driver {}",
@@ -499,12 +500,14 @@ fn interactive(title: &str, frames: &[Frame], speed: Duration, wave: Duration) -
                 fr.render_widget(board, board_rect);
                 let state = if playing { "playing" } else { "paused" };
                 fr.render_widget(
+                    // The keys first: in a short terminal the wrapped
+                    // legend is what is cut.
                     Paragraph::new(vec![
-                        Line::from("■ solid gray  □ cracked gray  1-7 numbered discs  red: landing or popping, underlined: gray hit"),
                         Line::from(format!(
                             "←/→ step  Home/End first/last  space play/pause ({state}, {} ms/move)  +/- speed  q quit",
                             speed.as_millis()
                         )),
+                        Line::from("■ solid gray  □ cracked gray  1-7 numbered discs  red: landing or popping, underlined: gray hit"),
                     ])
                     .wrap(ratatui::widgets::Wrap { trim: true }),
                     help,
