@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any, Dict, Optional, Tuple
 
+import operator
 import re
 
 import gymnasium
@@ -19,7 +20,6 @@ from drop7._drop7 import DEFAULT_MAX_MOVES, Game, VectorCore
 ENV_ID = "drop7/Drop7-v0"
 _SEED_LIMIT = 2**32
 _MAX_MOVES_LIMIT = 2**32 - 1  # as drop7.play and the vector core
-_NUM_ENVS_LIMIT = 2**20
 
 
 class IllegalMove(gymnasium.error.InvalidAction, ValueError):
@@ -233,9 +233,10 @@ class Drop7VectorEnv(VectorEnv):
         max_moves: int = DEFAULT_MAX_MOVES,
         action_mask_in_obs: bool = False,
     ) -> None:
-        num_envs = _check_int("num_envs", num_envs, 1, _NUM_ENVS_LIMIT)
         max_moves = _check_int("max_moves", max_moves, 1, _MAX_MOVES_LIMIT)
+        # The core checks num_envs (type and range, 1 to its own limit).
         self._core = VectorCore(num_envs, driver, max_moves)
+        num_envs = operator.index(num_envs)
         self.num_envs = num_envs
         self.driver = driver
         self.max_moves = max_moves
