@@ -165,7 +165,10 @@ def decide(
     ``max_work`` defaults to W(D,S)+1 (never binds). ``threads`` 1-256
     split the decision (`drop7 decide --threads`): the same ``action``,
     ``values`` and ``completed_depth`` as one thread; with a table the
-    ``stats`` counters differ from one thread's and from run to run.
+    ``stats`` counters differ from one thread's and from run to run. With
+    an "sa:" or "dm:" table and a budget that cannot bind, only iteration
+    ``depth`` runs (the shallower ones cannot change the answer) and
+    ``stats`` count it alone, as `drop7 decide`'s do.
     Releases the GIL; Ctrl-C stops the search (KeyboardInterrupt). Raises
     ValueError for options out of range (``max_work`` 0-2**64-1) or a
     malformed position, TypeError for a wrong type, MemoryError when the

@@ -666,7 +666,9 @@ fn decision_dict<'py>(py: Python<'py>, d: &Decision) -> PyResult<Bound<'py, PyDi
 /// "expected_scores" (list of 7 floats or None: mean immediate score
 /// deltas), "completed_depth" (int) and "stats" (dict of ints "work",
 /// "nodes", "cache_hits", "cache_entries", "evictions", "leaf_calls",
-/// "move_calls").
+/// "move_calls"; with an "sa:" or "dm:" table and a budget that cannot
+/// bind, the search runs only iteration `depth`, and the stats count it
+/// alone, as `drop7 decide`'s do).
 ///
 /// Releases the GIL; Ctrl-C stops the search (KeyboardInterrupt). Raises
 /// ValueError for an option out of range or a malformed position,
@@ -703,7 +705,9 @@ fn decide<'py>(
             drop7::with_gravity!(path, |g| drop7::with_table!(table, |t| {
                 let mut search =
                     ParallelSearch::new(FairSearch::new(FairLeaf, t, g, config), threads);
-                search.set_stop(Some(flag));
+                // Ctrl-C raises, discarding the decision: an interrupt,
+                // not a D7P-style stop (FairSearch::set_interrupt).
+                search.set_interrupt(Some(flag));
                 search.decide(&pos)
             }))
         });

@@ -10,7 +10,9 @@
 //! [`FairSearch`]'s. The iterations run one after the other, as on one
 //! thread; within one, the costliest tasks go first, as the iteration one
 //! shallower measured the same column and sample, so the tasks that end an
-//! iteration are short and the workers finish together.
+//! iteration are short and the workers finish together. Where one thread
+//! runs iteration D alone ([`FairSearch::first_iteration`]), the split runs
+//! D − 1 too, unreported, only to order D's tasks.
 //!
 //! The workers share one transposition table ([`SharedTable`]: the
 //! configured table behind a mutex, prefetched without it; only interior
@@ -118,6 +120,7 @@ impl<T> Clone for SharedTable<T> {
 
 impl<T: Table> Table for SharedTable<T> {
     const ENABLED: bool = T::ENABLED;
+    const SPEC_COUNTERS: bool = T::SPEC_COUNTERS;
     fn clear(&mut self) {
         self.lock().clear();
     }
@@ -206,6 +209,20 @@ where
             Searchers::Split(workers) => {
                 for w in workers {
                     w.set_stop(flag.clone());
+                }
+            }
+        }
+    }
+
+    /// Installs (or removes) an interrupt flag on every worker (see
+    /// [`FairSearch::set_interrupt`]): it stops the running decision, whose
+    /// answer the caller discards.
+    pub fn set_interrupt(&mut self, flag: Option<Arc<std::sync::atomic::AtomicBool>>) {
+        match &mut self.searchers {
+            Searchers::Solo(s) => s.set_interrupt(flag),
+            Searchers::Split(workers) => {
+                for w in workers {
+                    w.set_interrupt(flag.clone());
                 }
             }
         }
@@ -300,7 +317,10 @@ where
         // within an iteration the costliest tasks first, as the iteration
         // one shallower measured the same column and sample, so that the
         // tasks that end it are short and no worker idles long.
-        for d in 1..=config.depth {
+        // Where one thread runs iteration D alone, the split runs D - 1
+        // too, unreported, only to order D's tasks.
+        let first = workers[0].first_iteration();
+        for d in first.saturating_sub(1).max(1)..=config.depth {
             let base = (config.depth - d) as usize * per_depth;
             let mut order: Vec<usize> = (base..base + per_depth).collect();
             if d > 1 {
@@ -310,6 +330,9 @@ where
             let Some(r) = assemble(&results, d) else {
                 break;
             };
+            if d < first {
+                continue;
+            }
             let mut shown = [None; 7];
             for c in 0..7 {
                 shown[unmirror(c)] = r.1[c];

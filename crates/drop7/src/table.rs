@@ -199,6 +199,13 @@ impl Key {
 pub trait Table {
     /// `false` only for [`NoTable`]: the search then skips keys and lookups entirely.
     const ENABLED: bool = true;
+    /// `true` when the spec fixes the counters of a decision over this
+    /// table ([`NoTable`], the goldens' `*-notable` work, and
+    /// [`StrictLru`], the reference's work, nodes, hits and entries;
+    /// search.md §5–6): the search then runs every iteration of iterative
+    /// deepening, as the reference does, even where the shallower ones
+    /// cannot change the answer (see [`crate::search::FairSearch::decide`]).
+    const SPEC_COUNTERS: bool = false;
     /// Empties the table (start of a decision).
     fn clear(&mut self);
     /// The cached value of `key`, if present (an LRU touches the entry).
@@ -237,6 +244,7 @@ impl TryClone for NoTable {
 
 impl Table for NoTable {
     const ENABLED: bool = false;
+    const SPEC_COUNTERS: bool = true;
     #[inline(always)]
     fn clear(&mut self) {}
     #[inline(always)]
@@ -410,6 +418,7 @@ impl TryClone for StrictLru {
 }
 
 impl Table for StrictLru {
+    const SPEC_COUNTERS: bool = true;
     fn clear(&mut self) {
         self.nodes.clear();
         self.slots.fill(NIL);

@@ -102,9 +102,20 @@ fn game_over_and_one_thread() {
 
 /// `decide_reporting` on 2 threads reports the iterations one thread
 /// reports, in the same order with the same values (bit patterns); the
-/// reported work grows from one report to the next.
+/// reported work grows from one report to the next. (Over an `sa:` table
+/// that is the deepest iteration alone; the strict LRU and no table report
+/// every one: `split_reports_every_iteration_over_a_strict_lru`.)
 #[test]
 fn split_reports_every_iteration_like_one_thread() {
+    reports_like_one_thread(|| SetAssociative::new(1 << 12, 4), false);
+}
+
+#[test]
+fn split_reports_every_iteration_over_a_strict_lru() {
+    reports_like_one_thread(|| StrictLru::new(200_000), true);
+}
+
+fn reports_like_one_thread<T: Table + Send + Clone>(table: impl Fn() -> T, every: bool) {
     let golden = read_jsonl_gz("search.jsonl.gz");
     let mut checked = 0;
     for g in golden
@@ -112,12 +123,7 @@ fn split_reports_every_iteration_like_one_thread() {
         .filter(|g| config(g).depth >= 3 && !binds(g))
         .step_by(25)
     {
-        let one = FairSearch::new(
-            FairLeaf,
-            SetAssociative::new(1 << 12, 4),
-            Portable,
-            config(g),
-        );
+        let one = FairSearch::new(FairLeaf, table(), Portable, config(g));
         let mut two = ParallelSearch::new(one.clone(), 2);
         let mut one = one;
         let bits = |v: &[Option<f64>; 7]| v.map(|x| x.map(f64::to_bits));
@@ -130,7 +136,10 @@ fn split_reports_every_iteration_like_one_thread() {
             works.push(w);
         });
         assert_eq!(got, want, "root {}", g["root"]);
-        assert_eq!(got.len() as u32, a.completed_depth);
+        // Over an `sa:` table with a budget that cannot bind, only the
+        // deepest iteration runs (FairSearch::first_iteration).
+        let want_len = if every { a.completed_depth } else { 1 };
+        assert_eq!(got.len() as u32, want_len);
         assert!(works.windows(2).all(|w| w[0] < w[1]), "{works:?}");
         assert_eq!((a.action, bits(&a.values)), (b.action, bits(&b.values)));
         checked += 1;

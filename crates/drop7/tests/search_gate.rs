@@ -70,8 +70,13 @@ fn search_matches_golden_at_depth_4() {
     assert!(n >= 50, "checked {n}");
 }
 
-/// Whenever the budget does not bind, values, actions and completed depths are
-/// the same under every table.
+fn exp_bits(d: &Decision) -> [Option<u64>; 7] {
+    d.expected_scores.map(|e| e.map(f64::to_bits))
+}
+
+/// Whenever the budget does not bind, values, expected scores, actions and
+/// completed depths are the same under every table (the `sa:` and `dm:`
+/// tables run the deepest iteration alone: `FairSearch::first_iteration`).
 #[test]
 fn tables_do_not_change_values() {
     let golden = read_jsonl_gz("search.jsonl.gz");
@@ -80,10 +85,8 @@ fn tables_do_not_change_values() {
         let c = config(g);
         c.depth <= 3 && c.max_work > worst_case_work(c.depth, c.strata)
     }) {
-        let want = (
-            hex_values(&run(NoTable, Portable, g)),
-            run(NoTable, Portable, g).action,
-        );
+        let plain = run(NoTable, Portable, g);
+        let want = (hex_values(&plain), plain.action, exp_bits(&plain));
         let arms = [
             run(StrictLru::new(500), Portable, g),
             run(DirectMapped::new(1 << 10), Portable, g),
@@ -92,7 +95,7 @@ fn tables_do_not_change_values() {
         ];
         for d in arms {
             assert_eq!(
-                (hex_values(&d), d.action),
+                (hex_values(&d), d.action, exp_bits(&d)),
                 want,
                 "root {} {}",
                 g["root"],
@@ -106,4 +109,64 @@ fn tables_do_not_change_values() {
         checked += 1;
     }
     assert!(checked > 300);
+}
+
+/// Over an `sa:` or `dm:` table with a budget that cannot bind and no stop
+/// flag, a decision runs iteration D alone (reported once, counters of that
+/// iteration only, never more work than all of them); with no table, the
+/// strict LRU, a binding budget or a stop flag it runs every iteration.
+#[test]
+fn only_our_tables_skip_the_shallower_iterations() {
+    use drop7::position::Position;
+    use drop7::search::SearchConfig;
+    use std::sync::Arc;
+    use std::sync::atomic::AtomicBool;
+    fn reported<T: Table>(mut s: FairSearch<FairLeaf, T, Portable>) -> (Vec<u32>, u32, Decision) {
+        let mut depths = Vec::new();
+        let d = s.decide_reporting(&Position::initial(4), |d, _, _| depths.push(d));
+        (depths, s.first_iteration(), d)
+    }
+    let cfg = SearchConfig::new(3, 5);
+    let sa = || SetAssociative::new(1 << 12, 4);
+    let (depths, first, skip) = reported(FairSearch::new(FairLeaf, sa(), Portable, cfg));
+    assert_eq!((depths, first, skip.completed_depth), (vec![3], 3, 3));
+    let (depths, _, dm) = reported(FairSearch::new(
+        FairLeaf,
+        DirectMapped::new(1 << 12),
+        Portable,
+        cfg,
+    ));
+    assert_eq!(depths, vec![3]);
+    let (depths, first, all) = reported(FairSearch::new(
+        FairLeaf,
+        StrictLru::new(200_000),
+        Portable,
+        cfg,
+    ));
+    assert_eq!((depths, first), (vec![1, 2, 3], 1));
+    let (depths, _, none) = reported(FairSearch::new(FairLeaf, NoTable, Portable, cfg));
+    assert_eq!(depths, vec![1, 2, 3]);
+    for d in [&skip, &dm, &none] {
+        assert_eq!((hex_values(d), d.action), (hex_values(&all), all.action));
+    }
+    assert!(skip.stats.work < all.stats.work && dm.stats.work < none.stats.work);
+    // A budget that can bind, or a stop flag (the D7P engine's): every iteration.
+    let binding = SearchConfig {
+        max_work: worst_case_work(3, 5),
+        ..cfg
+    };
+    let (depths, first, _) = reported(FairSearch::new(FairLeaf, sa(), Portable, binding));
+    assert_eq!((depths, first), (vec![1, 2, 3], 1));
+    let mut stoppable = FairSearch::new(FairLeaf, sa(), Portable, cfg);
+    stoppable.set_stop(Some(Arc::new(AtomicBool::new(false))));
+    let (depths, first, d) = reported(stoppable);
+    assert_eq!((depths, first), (vec![1, 2, 3], 1));
+    assert_eq!(hex_values(&d), hex_values(&all));
+    // An interrupt (a stopped decision the caller discards: Python's
+    // Ctrl-C) does not need the shallower iterations.
+    let mut interruptible = FairSearch::new(FairLeaf, sa(), Portable, cfg);
+    interruptible.set_interrupt(Some(Arc::new(AtomicBool::new(false))));
+    let (depths, first, d) = reported(interruptible);
+    assert_eq!((depths, first), (vec![3], 3));
+    assert_eq!(hex_values(&d), hex_values(&all));
 }
