@@ -168,7 +168,9 @@ def decide(
     ``stats`` counters differ from one thread's and from run to run. With
     an "sa:" or "dm:" table and a budget that cannot bind, only iteration
     ``depth`` runs (the shallower ones cannot change the answer) and
-    ``stats`` count it alone, as `drop7 decide`'s do.
+    ``stats`` count it alone, as `drop7 decide`'s do (with ``threads`` 2 or
+    more they also count the unreported iteration ``depth`` - 1, which
+    orders the split's tasks).
     Releases the GIL; Ctrl-C stops the search (KeyboardInterrupt). Raises
     ValueError for options out of range (``max_work`` 0-2**64-1) or a
     malformed position, TypeError for a wrong type, MemoryError when the

@@ -668,7 +668,8 @@ fn decision_dict<'py>(py: Python<'py>, d: &Decision) -> PyResult<Bound<'py, PyDi
 /// "nodes", "cache_hits", "cache_entries", "evictions", "leaf_calls",
 /// "move_calls"; with an "sa:" or "dm:" table and a budget that cannot
 /// bind, the search runs only iteration `depth`, and the stats count it
-/// alone, as `drop7 decide`'s do).
+/// alone, as `drop7 decide`'s do; with `threads` 2 or more also the
+/// unreported iteration `depth` - 1, which orders the split's tasks).
 ///
 /// Releases the GIL; Ctrl-C stops the search (KeyboardInterrupt). Raises
 /// ValueError for an option out of range or a malformed position,

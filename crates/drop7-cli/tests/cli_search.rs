@@ -533,6 +533,15 @@ fn bench_search_quick_writes_json() {
     assert_eq!(arms[0]["hitsVsLru"], 1.0);
     let reference = arms.iter().find(|a| a["arm"] == "reference").unwrap();
     assert_eq!(reference["hitsVsLru"], 1.0);
+    // sa:/dm: arms run iteration D alone (as `decide`): no hits ratio
+    // against the LRU's 1..D.
+    for a in arms {
+        let deepest = a["table"].as_str().unwrap().starts_with(['s', 'd']);
+        assert_eq!(a["iterations"], if deepest { "D" } else { "1..D" }, "{a}");
+        if deepest {
+            assert!(a["hitsVsLru"].is_null(), "{a}");
+        }
+    }
     assert!(
         d4["ratios"]
             .as_array()

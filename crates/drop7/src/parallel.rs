@@ -238,7 +238,8 @@ where
     /// [`Self::decide`], calling `report(depth, values, work)` after each
     /// completed iteration, like [`FairSearch::decide_reporting`] (values in
     /// source orientation, `None` for an illegal column; work summed over
-    /// the workers).
+    /// the workers). The iteration D − 1 that a split runs only to order
+    /// D's tasks is not reported.
     pub fn decide_reporting(
         &mut self,
         source: &Position,

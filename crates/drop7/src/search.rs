@@ -322,7 +322,10 @@ impl<L: Leaf, T: Table, G: Gravity> FairSearch<L, T, G> {
 
     /// [`Self::decide`], calling `report(depth, values, work)` after each
     /// completed iteration (values in source orientation, `None` for an
-    /// illegal column; work so far), e.g. for D7P `info depth` lines.
+    /// illegal column; work so far), e.g. for D7P `info depth` lines. Only
+    /// iterations that run are reported: over an `sa:`/`dm:` table without
+    /// a [`Self::set_stop`] flag and with a budget that cannot bind, that is
+    /// iteration D alone ([`Self::first_iteration`]).
     pub fn decide_reporting(
         &mut self,
         source: &Position,

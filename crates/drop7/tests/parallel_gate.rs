@@ -106,7 +106,7 @@ fn game_over_and_one_thread() {
 /// that is the deepest iteration alone; the strict LRU and no table report
 /// every one: `split_reports_every_iteration_over_a_strict_lru`.)
 #[test]
-fn split_reports_every_iteration_like_one_thread() {
+fn split_reports_the_iterations_one_thread_reports() {
     reports_like_one_thread(|| SetAssociative::new(1 << 12, 4), false);
 }
 
@@ -171,4 +171,47 @@ fn split_decision_with_stop_answers_from_a_completed_iteration() {
     let want = fixed.decide(&start);
     assert_eq!(d.values, want.values);
     assert_eq!(d.action, want.action);
+}
+
+/// A split decision with an interrupt flag (Python's Ctrl-C) that never
+/// fires reports iteration D alone over an `sa:` table, like one thread
+/// with the same flag, with the same values; a set flag stops it.
+#[test]
+fn split_with_an_interrupt_runs_like_one_thread() {
+    use std::sync::Arc;
+    use std::sync::atomic::AtomicBool;
+    let start = Position::initial(4);
+    let one = FairSearch::new(
+        FairLeaf,
+        SetAssociative::new(1 << 12, 4),
+        Portable,
+        SearchConfig::new(3, 5),
+    );
+    let mut two = ParallelSearch::new(one.clone(), 2);
+    let mut one = one;
+    let flag = Arc::new(AtomicBool::new(false));
+    one.set_interrupt(Some(flag.clone()));
+    two.set_interrupt(Some(flag.clone()));
+    let (mut a_depths, mut b_depths) = (Vec::new(), Vec::new());
+    let a = one.decide_reporting(&start, |d, _, _| a_depths.push(d));
+    let b = two.decide_reporting(&start, |d, _, _| b_depths.push(d));
+    assert_eq!((a_depths, b_depths), (vec![3], vec![3]));
+    let bits = |d: &Decision| d.values.map(|x| x.map(f64::to_bits));
+    assert_eq!(
+        (a.action, a.completed_depth, bits(&a)),
+        (b.action, b.completed_depth, bits(&b))
+    );
+    flag.store(true, std::sync::atomic::Ordering::Relaxed);
+    let deep = FairSearch::new(
+        FairLeaf,
+        SetAssociative::new(1 << 12, 4),
+        Portable,
+        SearchConfig::new(6, 7),
+    );
+    let mut two = ParallelSearch::new(deep, 2);
+    two.set_interrupt(Some(flag));
+    // Stopped before iteration 6 completes: nothing completed, the fallback column.
+    let d = two.decide(&start);
+    assert_eq!(d.completed_depth, 0);
+    assert!(start.board.is_legal(d.action.unwrap()));
 }

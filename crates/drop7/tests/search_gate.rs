@@ -162,6 +162,13 @@ fn only_our_tables_skip_the_shallower_iterations() {
     let (depths, first, d) = reported(stoppable);
     assert_eq!((depths, first), (vec![1, 2, 3], 1));
     assert_eq!(hex_values(&d), hex_values(&all));
+    // The same table, every iteration against iteration D alone.
+    assert!(
+        skip.stats.work < d.stats.work,
+        "{} {}",
+        skip.stats.work,
+        d.stats.work
+    );
     // An interrupt (a stopped decision the caller discards: Python's
     // Ctrl-C) does not need the shallower iterations.
     let mut interruptible = FairSearch::new(FairLeaf, sa(), Portable, cfg);

@@ -945,6 +945,9 @@ struct SearchArmPlan {
     runs: Vec<(Decision, f64)>,
     /// Largest table footprint seen.
     table_bytes: Option<usize>,
+    /// Whether its decisions run iteration D alone (a fast search over an
+    /// `sa:`/`dm:` table: `FairSearch::first_iteration`), not 1..=D.
+    deepest_only: bool,
 }
 
 impl SearchArmPlan {
@@ -975,6 +978,11 @@ impl SearchArmPlan {
             decider: fast_decider(path, table, config, threads),
             runs: Vec::new(),
             table_bytes: None,
+            deepest_only: matches!(
+                table,
+                TableSpec::DirectMapped(_) | TableSpec::SetAssociative { .. }
+            ) && config.max_work
+                > drop7::search::worst_case_work(config.depth, config.strata),
         }
     }
 
@@ -990,6 +998,7 @@ impl SearchArmPlan {
             decider: Box::new(ReferenceSearch::new(config, capacity)),
             runs: Vec::new(),
             table_bytes: None,
+            deepest_only: false,
         }
     }
 }
@@ -1106,7 +1115,12 @@ struct SearchArm {
     hits_per_decision: f64,
     entries_per_decision: f64,
     evictions_per_decision: f64,
-    /// This arm's hits over the strict-LRU arm's hits on the same roots.
+    /// Iterations its decisions run: `"1..D"`, or `"D"` alone (a fast
+    /// search over an `sa:`/`dm:` table; its work and hits then count
+    /// iteration D only).
+    iterations: &'static str,
+    /// This arm's hits over the strict-LRU arm's hits on the same roots;
+    /// `None` when the two run different iterations (not comparable).
     hits_vs_lru: Option<f64>,
     /// Logical work per microsecond.
     work_per_us: f64,
@@ -1154,15 +1168,17 @@ fn summarize(arm: &SearchArmPlan, lru: Option<&SearchArmPlan>) -> SearchArm {
     let ms: Vec<f64> = runs.iter().map(|r| r.1).collect();
     let per = |f: fn(&Decision) -> u64| mean(runs.iter().map(|r| f(&r.0) as f64));
     let hits: u64 = runs.iter().map(|r| r.0.stats.cache_hits).sum();
-    let hits_vs_lru = lru.and_then(|l| {
-        let base: u64 = l
-            .runs
-            .iter()
-            .take(runs.len())
-            .map(|r| r.0.stats.cache_hits)
-            .sum();
-        (base > 0).then(|| hits as f64 / base as f64)
-    });
+    let hits_vs_lru = lru
+        .filter(|l| l.deepest_only == arm.deepest_only)
+        .and_then(|l| {
+            let base: u64 = l
+                .runs
+                .iter()
+                .take(runs.len())
+                .map(|r| r.0.stats.cache_hits)
+                .sum();
+            (base > 0).then(|| hits as f64 / base as f64)
+        });
     let work: u64 = runs.iter().map(|r| r.0.stats.work).sum();
     let ms_total: f64 = ms.iter().sum();
     SearchArm {
@@ -1180,6 +1196,7 @@ fn summarize(arm: &SearchArmPlan, lru: Option<&SearchArmPlan>) -> SearchArm {
         hits_per_decision: per(|d| d.stats.cache_hits),
         entries_per_decision: per(|d| d.stats.cache_entries),
         evictions_per_decision: per(|d| d.stats.evictions),
+        iterations: if arm.deepest_only { "D" } else { "1..D" },
         hits_vs_lru,
         work_per_us: work as f64 / (ms_total * 1e3).max(1e-9),
         table_bytes: arm.table_bytes,
@@ -1218,8 +1235,9 @@ fn print_section(s: &SearchSection) {
         s.baseline
     );
     outln!(
-        "{:<20} {:>5} {:>9} {:>9} {:>8} {:>11} {:>10} {:>9} {:>7} {:>9}",
+        "{:<20} {:>5} {:>5} {:>9} {:>9} {:>8} {:>11} {:>10} {:>9} {:>7} {:>9}",
         "arm",
+        "iters",
         "roots",
         "ms/dec",
         "ms med",
@@ -1232,8 +1250,9 @@ fn print_section(s: &SearchSection) {
     );
     for a in &s.arms {
         outln!(
-            "{:<20} {:>5} {:>9.1} {:>9.1} {:>8.1} {:>11.0} {:>10.0} {:>9.0} {:>7} {:>9}",
+            "{:<20} {:>5} {:>5} {:>9.1} {:>9.1} {:>8.1} {:>11.0} {:>10.0} {:>9.0} {:>7} {:>9}",
             a.arm,
+            a.iterations,
             a.roots,
             a.ms_per_decision,
             a.ms_median,
@@ -1244,6 +1263,11 @@ fn print_section(s: &SearchSection) {
             a.hits_vs_lru.map_or("-".into(), |h| format!("{h:.3}")),
             a.table_bytes
                 .map_or("-".into(), |b| format!("{:.1}", b as f64 / 1e6)),
+        );
+    }
+    if s.arms.iter().any(|a| a.iterations == "D") {
+        outln!(
+            "iters D: iteration D alone, as `decide` over an sa:/dm: table (its work and hits count only that; no \"vs lru\")"
         );
     }
     for r in &s.ratios {
