@@ -168,3 +168,30 @@ fn a_trickled_request_meets_the_deadline() {
         "answered after {took:?}: the request deadline is 10 s"
     );
 }
+
+/// At most 64 connections at once: with 64 idle ones open (each waiting
+/// out its 10 s request deadline), the next gets 503 at once; once they
+/// close, requests are served again.
+#[test]
+fn connections_past_the_cap_get_503() {
+    let srv = serve();
+    let idle: Vec<TcpStream> = (0..64)
+        .map(|_| TcpStream::connect(("127.0.0.1", srv.1)).unwrap())
+        .collect();
+    // Let the server accept (and count) all of them.
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    let (status, _, body) = get(srv.1, "/");
+    assert_eq!(status, "HTTP/1.1 503 Service Unavailable");
+    assert!(String::from_utf8_lossy(&body).contains("too many connections"));
+    drop(idle);
+    // The idle connections' threads see the close and end.
+    let mut ok = false;
+    for _ in 0..50 {
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        if get(srv.1, "/").0 == "HTTP/1.1 200 OK" {
+            ok = true;
+            break;
+        }
+    }
+    assert!(ok, "no 200 after the idle connections closed");
+}

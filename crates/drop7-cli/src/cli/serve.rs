@@ -1,9 +1,12 @@
 //! `drop7 serve`: the web page (web/dist, embedded in the binary at build
 //! time) over plain HTTP on 127.0.0.1, std only. GET and HEAD of the page's
-//! files; anything else gets a short error status. One thread a connection.
+//! files; anything else gets a short error status. One thread a connection,
+//! at most [`MAX_CONNECTIONS`] at once (past that, `503`).
 
 use std::io::{self, BufRead, BufReader, Read, Write};
 use std::net::{Ipv4Addr, SocketAddr, TcpListener, TcpStream};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
@@ -101,17 +104,69 @@ pub fn run(args: &ServeArgs) -> Result<()> {
     let port = listener.local_addr().context("local address")?.port();
     println!("drop7 serving the page at http://127.0.0.1:{port}/ (Ctrl-C stops)");
     io::stdout().flush().ok();
+    let live = Arc::new(AtomicUsize::new(0));
     for stream in listener.incoming() {
         match stream {
-            Ok(s) => {
-                std::thread::spawn(move || {
-                    let _ = handle(s);
-                });
+            Ok(mut s) => {
+                // One thread per connection, at most MAX_CONNECTIONS at once:
+                // past that (or when no thread can be started) the client
+                // gets a 503 at once, and the server goes on.
+                if live.fetch_add(1, Ordering::SeqCst) >= MAX_CONNECTIONS {
+                    live.fetch_sub(1, Ordering::SeqCst);
+                    busy(&mut s);
+                    continue;
+                }
+                let slot = Slot(Arc::clone(&live));
+                let spare = s.try_clone();
+                let started = std::thread::Builder::new()
+                    .name("drop7-serve".into())
+                    .spawn(move || {
+                        let _slot = slot;
+                        let _ = handle(s);
+                    });
+                if let Err(e) = started {
+                    eprintln!("drop7 serve: cannot start a thread for a connection: {e}");
+                    if let Ok(mut s) = spare {
+                        busy(&mut s);
+                    }
+                }
             }
             Err(e) => eprintln!("drop7 serve: accept failed: {e}"),
         }
     }
     Ok(())
+}
+
+/// Most connections served at once (each has its own thread for at most
+/// the request deadline plus the write timeout).
+pub const MAX_CONNECTIONS: usize = 64;
+
+/// A connection's place among the `MAX_CONNECTIONS`, given back when its
+/// thread ends (or when the thread could not start).
+struct Slot(Arc<AtomicUsize>);
+
+impl Drop for Slot {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+/// Answers 503 on the accepting thread, so briefly: the request's first
+/// bytes are read (for at most 50 ms; closing on unread bytes would reset
+/// the connection before the client reads the answer), the answer is
+/// written with a 1 s timeout, and the connection is shut down.
+fn busy(s: &mut TcpStream) {
+    let _ = s.set_read_timeout(Some(Duration::from_millis(50)));
+    let _ = s.read(&mut [0u8; 16 * 1024]);
+    let _ = s.set_write_timeout(Some(Duration::from_secs(1)));
+    let _ = respond(
+        s,
+        "503 Service Unavailable",
+        "text/plain",
+        b"too many connections; try again\n",
+        false,
+    );
+    let _ = s.shutdown(std::net::Shutdown::Write);
 }
 
 fn respond(
