@@ -31,6 +31,15 @@ grep -q "set SHARDS" "$work/rerun.err"
 test ! -e "$OUT_DIR/shard-1-of-2.jsonl"
 SHARDS=4 SLURM_ARRAY_TASK_ID=3 SLURM_ARRAY_TASK_COUNT=2 SLURM_ARRAY_TASK_MIN=1 SLURM_ARRAY_TASK_MAX=3 \
   SLURM_CPUS_PER_TASK=1 bash deploy/slurm/cohort.sbatch | grep -q "played 0"
+# EXTRA's words reach drop7 as written: a `*` is not expanded to file names.
+if (cd "$work" && touch a-file && SLURM_ARRAY_TASK_ID=1 SLURM_ARRAY_TASK_COUNT=4 SLURM_CPUS_PER_TASK=1 \
+  EXTRA='--table *' bash "$root/deploy/slurm/cohort.sbatch" 2>"$work/extra.err" >/dev/null); then
+  echo "cohort.sbatch accepted EXTRA='--table *'" >&2; exit 1
+fi
+grep -q 'unknown table "\*"' "$work/extra.err"
+# Two flags in EXTRA: the finished shard resumes with nothing to play.
+SLURM_ARRAY_TASK_ID=1 SLURM_ARRAY_TASK_COUNT=4 SLURM_CPUS_PER_TASK=1 EXTRA=' --engine packed  --gravity portable ' \
+  bash deploy/slurm/cohort.sbatch | grep -q "played 0"
 SHARDS=4 bash deploy/slurm/merge.sbatch >/dev/null
 "$DROP7" play --quiet --policy fair:d1s2 --games 240 --seed-start 0xFFFFFFC0 --max-moves 300 \
   --out "$work/single.jsonl" >/dev/null
