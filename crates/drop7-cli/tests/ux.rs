@@ -75,6 +75,31 @@ fn compare_and_summary_refuse_cohorts_of_two_drivers() {
 }
 
 #[test]
+fn summary_and_compare_refuse_a_seed_outside_its_cohort() {
+    let dir = scratch("outside");
+    let (a, b) = (dir.join("a.jsonl"), dir.join("b.jsonl"));
+    ok(&["play", "--games", "3", "--seed-start", "7", "--out", s(&a)]);
+    ok(&["play", "--games", "3", "--seed-start", "7", "--out", s(&b)]);
+    // A hand-edited record: seed 0x0000000a is past the cohort 7..9.
+    let text = std::fs::read_to_string(&b).unwrap();
+    assert!(text.contains("\"seed\":\"0x00000009\""), "{text}");
+    std::fs::write(
+        &b,
+        text.replace("\"seed\":\"0x00000009\"", "\"seed\":\"0x0000000a\""),
+    )
+    .unwrap();
+    let want = [
+        "line 3: seed 0x0000000a is not a game of its cohort",
+        "cohortSeedStart 0x00000007 and cohortGames 3 name seeds 0x00000007..0x00000009",
+    ];
+    let mut with_path = vec![s(&b)];
+    with_path.extend(want);
+    fails(&["summary", s(&b)], &with_path);
+    fails(&["compare", s(&a), s(&b)], &with_path);
+    assert!(ok(&["summary", s(&a)]).contains("games"));
+}
+
+#[test]
 fn rise_and_next_errors_name_the_flags() {
     for rise in ["9", "0"] {
         let err = fails(

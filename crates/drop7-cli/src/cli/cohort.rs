@@ -802,6 +802,28 @@ fn refuse_given_twice(files: &[&Path], why: &str) -> Result<()> {
     Ok(())
 }
 
+/// Why `rec`'s seed is not one of the games its `cohortSeedStart` and
+/// `cohortGames` name (seeds start..start+games, wrapping past 0xffffffff),
+/// or `None` when it is, or when the record names no cohort (scripted
+/// rounds, older records) or its seed or start is unreadable (reported
+/// elsewhere).
+fn outside_cohort(rec: &GameRecord) -> Option<String> {
+    let games = rec.cohort_games?;
+    let start = parse_hex(rec.cohort_seed_start.as_deref())?;
+    let seed = record_seed(rec).ok()?;
+    if u64::from(seed.wrapping_sub(start)) < games {
+        return None;
+    }
+    let last = start.wrapping_add(games.saturating_sub(1).min(u64::from(u32::MAX)) as u32);
+    Some(format!(
+        "seed {} is not a game of its cohort: cohortSeedStart {} and cohortGames {games} name seeds {}..{} (an edited or foreign record)",
+        rec.seed,
+        seed_hex(start),
+        seed_hex(start),
+        seed_hex(last),
+    ))
+}
+
 /// Checks that records are of one run: the first record seen is the
 /// reference, and every later one must have its driver and identity fields
 /// (see [`identity_difference`]). `summary` checks across its files,
@@ -820,8 +842,12 @@ impl OneRun {
         }
     }
 
-    /// Checks `rec`, read at `shown` line `line`.
+    /// Checks `rec`, read at `shown` line `line`: its seed inside its own
+    /// cohort (when it names one), then its run against the reference.
     fn check(&mut self, shown: &str, line: u64, rec: &GameRecord) -> Result<()> {
+        if let Some(why) = outside_cohort(rec) {
+            bail!("{shown} line {line}: {why}");
+        }
         let Some((r, where_)) = &self.reference else {
             self.reference = Some((rec.clone(), format!("{shown} line {line}")));
             return Ok(());
@@ -1719,6 +1745,37 @@ mod tests {
             incomplete_note(&seen, &r).unwrap(),
             "note: 3 of the cohort's 6 games (cohortGames) are here; missing seeds 0xffffffff, 0x00000000, 0x00000002"
         );
+    }
+
+    #[test]
+    fn a_seed_outside_its_cohort_is_named() {
+        let mut r = GameRecord {
+            seed: "0x00000001".into(),
+            ..GameRecord::default()
+        };
+        assert_eq!(
+            outside_cohort(&r),
+            None,
+            "no cohort named: nothing to check"
+        );
+        r.cohort_games = Some(6);
+        r.cohort_seed_start = Some("0xfffffffe".into());
+        for inside in ["0xfffffffe", "0xffffffff", "0x00000000", "0x00000003"] {
+            r.seed = inside.into();
+            assert_eq!(outside_cohort(&r), None, "{inside}");
+        }
+        for outside in ["0x00000004", "0xfffffffd", "0x80000000"] {
+            r.seed = outside.into();
+            assert_eq!(
+                outside_cohort(&r).unwrap(),
+                format!(
+                    "seed {outside} is not a game of its cohort: cohortSeedStart 0xfffffffe and cohortGames 6 name seeds 0xfffffffe..0x00000003 (an edited or foreign record)"
+                )
+            );
+        }
+        // A cohort of every seed has no seed outside it.
+        r.cohort_games = Some(1 << 32);
+        assert_eq!(outside_cohort(&r), None);
     }
 
     #[test]
