@@ -65,10 +65,32 @@ async function animate(step, before) {
     if (step.clearedBoard)
         $("chain").textContent = "Board cleared! +70,000";
 }
-/** The Seed field: the live game's seed or round (a replay shows its own). */
+const SEED_HINT = "decimal or 0x hex";
+/**
+ * The Seed status and the Seed box: what is on the board. The live game's seed,
+ * or a replayed trace's; a round or a tape has none: the box is then empty and
+ * its placeholder and title say so (New game then starts a random seed).
+ */
 function showSeed() {
-    const round = game.roundId();
-    $("seed-text").textContent = round === undefined ? hex(game.seed()) : `round ${round}`;
+    let seed;
+    let what = "tape";
+    let status = "tape";
+    if (replay) {
+        seed = replay.r.seed;
+    }
+    else {
+        const round = game.roundId();
+        seed = round === undefined ? game.seed() : null;
+        what = "round";
+        status = `round ${round}`;
+    }
+    const input = $("seed-input");
+    $("seed-text").textContent = seed === null ? status : hex(seed);
+    input.value = seed === null ? "" : hex(seed);
+    input.placeholder = seed === null ? `none (${what})` : SEED_HINT;
+    input.title = seed === null
+        ? `The ${what} on the board has no seed: type one for New game, or leave it empty for a random seed.`
+        : "";
 }
 /** Makes `g` the live game (a new seed, a restart or a round) and shows it. */
 function begin(g, note = "", info = false) {
@@ -76,12 +98,11 @@ function begin(g, note = "", info = false) {
     stopAll();
     leaveReplay();
     game = g;
-    const round = game.roundId();
     showSeed();
-    if (round === undefined)
-        $("seed-input").value = hex(game.seed());
     show(JSON.parse(game.state()));
     clearBars();
+    // No advice asked in this game yet: the bars take no room (no gap under the board).
+    $("bars").hidden = true;
     $("advice-info").textContent = "";
     $("share-url").value = "";
     message(note, info);
@@ -196,6 +217,8 @@ async function advise() {
     const depth = Number($("depth").value);
     const strata = Number($("strata").value);
     const at = view.moves;
+    // From the first advice on, the bars keep their room (moves and autoplay do not shift the page).
+    $("bars").hidden = false;
     $("advice-info").textContent = `Thinking (d${depth}s${strata})…`;
     setAdviceRunning(true);
     try {
@@ -294,8 +317,9 @@ function enterReplay(r) {
     replay = { r, pos: 0, running: false };
     $("replay-controls").hidden = false;
     $("replay-title").textContent = r.title;
-    $("seed-text").textContent = r.seed === null ? "tape" : hex(r.seed);
+    showSeed();
     clearBars();
+    $("bars").hidden = true;
     show(r.start);
     showReplayPos();
     const fail = r.failure ? ` Invalid tape: ${r.failure}.` : "";

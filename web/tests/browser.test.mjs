@@ -5,8 +5,8 @@
 // `drop7 decide` on the same position (bit patterns), with timings; bad URL,
 // corrupt/foreign file, full column and after-game-over messages; clicks
 // queued during animation; keyboard; stop; share URL; tape replay by drop;
-// a phone-sized screen; the built page from a plain static host under a
-// sub-path. Any page error, console error or failed request fails the run.
+// a phone-sized screen; the layout at 360 and 1280 px; the built page from a
+// plain static host under a sub-path. Any page error, console error or failed request fails the run.
 // Screenshots go to web/test-results/.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
@@ -335,7 +335,11 @@ test("stop a long search; share a URL that reopens the game", async () => {
   await page.click(`[data-testid=drop-${lines[30].column}]`);
   await settled(page, 31);
   await page.click("[data-testid=share]");
-  const url = await page.inputValue("[data-testid=share-url]");
+  // The share field has a visible label (found by it, as a screen reader names it).
+  const url = await page.getByLabel("Share URL", { exact: true }).inputValue();
+  assert.equal(url, await page.inputValue("[data-testid=share-url]"));
+  assert.ok(await page.isVisible("label[for=share-url]"), "the Share URL label is visible");
+  assert.equal(await page.getAttribute("[data-testid=share-url]", "aria-label"), null);
   const s = await read(page);
   const again = watch(await browser.newPage());
   await again.goto(url);
@@ -399,6 +403,9 @@ test("dropped files: a tape replays move by move; corrupt and foreign files get 
   await dropFile(page, "gauntlet-01-center.json", JSON.stringify(tape));
   await page.waitForSelector("[data-testid=replay-title]:has-text('valid and complete')");
   assert.equal(await page.textContent("[data-testid=seed]"), "tape");
+  // The Seed box shows what is on the board: a tape has no seed (not the live game's 0x00000001).
+  assert.equal(await page.inputValue("[data-testid=seed-input]"), "");
+  assert.equal(await page.getAttribute("[data-testid=seed-input]", "placeholder"), "none (tape)");
   for (let k = 1; k <= Math.min(25, lines.length); k++) {
     await page.click("[data-testid=replay-next]");
     await settled(page, k);
@@ -413,9 +420,12 @@ test("dropped files: a tape replays move by move; corrupt and foreign files get 
   await page.waitForSelector("[data-testid=replay-title]:has-text('trace of seed 0x00000009')");
   assert.match(await message(page), /reproduced by the headless driver/);
   assert.equal(await page.textContent("[data-testid=seed]"), "0x00000009");
+  assert.equal(await page.inputValue("[data-testid=seed-input]"), "0x00000009");
   await page.click("[data-testid=replay-exit]");
   assert.equal((await read(page)).moves, 0);
   assert.equal(await page.textContent("[data-testid=seed]"), "0x00000001");
+  assert.equal(await page.inputValue("[data-testid=seed-input]"), "0x00000001");
+  assert.equal(await page.getAttribute("[data-testid=seed-input]", "placeholder"), "decimal or 0x hex");
   await page.close();
 });
 
@@ -433,6 +443,8 @@ test("a dropped scripted round is played in latent mode, matching the golden lat
   await dropFile(page, "gauntlet-03.json", roundText);
   await page.waitForFunction(() => /Playing round gauntlet-03/.test(document.querySelector("[data-testid=message]").textContent));
   assert.equal(await page.textContent("[data-testid=seed]"), "round gauntlet-03");
+  assert.equal(await page.inputValue("[data-testid=seed-input]"), "");
+  assert.equal(await page.getAttribute("[data-testid=seed-input]", "placeholder"), "none (round)");
   const round = JSON.parse(roundText);
   assert.equal((await read(page)).next, String(round.discs[0]));
   let mismatches = 0;
@@ -463,6 +475,7 @@ test("a dropped scripted round is played in latent mode, matching the golden lat
   await page.fill("[data-testid=seed-input]", "7");
   await page.click("[data-testid=new-game]");
   assert.equal(await page.textContent("[data-testid=seed]"), "0x00000007");
+  assert.equal(await page.inputValue("[data-testid=seed-input]"), "0x00000007");
   await page.close();
 });
 
@@ -489,6 +502,55 @@ test("on a phone-sized screen the whole board fits, and plays by touch and keybo
   assert.equal((await read(page)).board, want[1].board);
   await page.screenshot({ path: `${SHOTS}/phone.png`, fullPage: true });
   await page.close();
+});
+
+/** Boxes (top, bottom, left, right, in page coordinates) of the board, the bars and the controls. */
+async function layout(page) {
+  return page.evaluate(() => {
+    const box = (id) => {
+      const b = document.getElementById(id).getBoundingClientRect();
+      return { top: b.top + scrollY, bottom: b.bottom + scrollY, left: b.left, right: b.right, height: b.height };
+    };
+    return { board: box("board"), bars: box("bars"), controls: box("controls"), scroll: document.documentElement.scrollWidth };
+  });
+}
+
+test("layout: no empty room under the board at 360 px until advice is asked; side by side at 1280 px", async () => {
+  const phone = watch(await browser.newPage({ viewport: { width: 360, height: 740 }, hasTouch: true, isMobile: true }));
+  await phone.goto(base + "?seed=0x2c&moves=33");
+  await phone.waitForSelector("body[data-ready=true]");
+  await phone.selectOption("[data-testid=speed]", "0");
+  let l = await layout(phone);
+  await phone.screenshot({ path: `${SHOTS}/layout-360.png`, fullPage: true });
+  // Under the board: only the chain line, the message line and the gap (no empty bar area).
+  assert.equal(l.bars.height, 0, `empty bars take room: ${JSON.stringify(l)}`);
+  assert.ok(l.controls.top - l.board.bottom <= 80, `a gap under the board: ${JSON.stringify(l)}`);
+  assert.ok(l.controls.right <= 360 && l.scroll <= 360, `too wide: ${JSON.stringify(l)}`);
+  // Advice makes room for the bars, and keeps it across a move (the controls do not jump).
+  await phone.selectOption("[data-testid=depth]", "1");
+  await phone.click("[data-testid=advise]");
+  await phone.waitForFunction(() => document.querySelector("[data-testid=value-0]").dataset.value !== undefined);
+  const advised = await layout(phone);
+  assert.ok(advised.bars.height > 0 && advised.bars.top >= l.board.bottom && advised.controls.top >= advised.bars.bottom,
+    `bars: ${JSON.stringify(advised)}`);
+  await phone.screenshot({ path: `${SHOTS}/layout-360-advice.png`, fullPage: true });
+  await phone.click("[data-testid=drop-3]");
+  await settled(phone, 3);
+  assert.equal((await layout(phone)).controls.top, advised.controls.top);
+  // A new game starts without the room again.
+  await phone.click("[data-testid=random-game]");
+  l = await layout(phone);
+  assert.equal(l.bars.height, 0);
+  await phone.close();
+
+  const desk = watch(await browser.newPage({ viewport: { width: 1280, height: 900 } }));
+  await desk.goto(base + "?seed=0x2c&moves=33");
+  await desk.waitForSelector("body[data-ready=true]");
+  l = await layout(desk);
+  await desk.screenshot({ path: `${SHOTS}/layout-1280.png`, fullPage: true });
+  assert.ok(l.controls.left >= l.board.right && l.controls.top < l.board.top, `controls beside the board: ${JSON.stringify(l)}`);
+  assert.equal(l.board.right - l.board.left, 7 * 56 + 8 * 4, "full-size cells on a desktop");
+  await desk.close();
 });
 
 test("the built page works from a plain static host, under a sub-path", async () => {
