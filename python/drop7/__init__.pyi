@@ -62,6 +62,14 @@ class Game:
     (0..2**32-1); ``driver`` is "headless" (per-move seeds, the research
     driver) or "stream" (one Mulberry32 stream). Raises ValueError for a seed
     out of range or an unknown driver, TypeError for a non-integer seed.
+
+    A game can be pickled (protocol 2 or later) and copied (``copy()``,
+    ``copy.copy``, ``copy.deepcopy``): the copy has the same state, seed,
+    driver and terminal reason and the same randomness to come (the same
+    columns give the same outcomes). The pickle holds a tuple of plain
+    Python values (state format version 1) read back by
+    ``drop7._drop7._restore_game``; a malformed one raises ValueError or
+    TypeError naming the field.
     """
 
     def __init__(self, seed: int, driver: str = "headless") -> None: ...
@@ -133,6 +141,8 @@ class Game:
         """An independent copy (same state, same randomness to come)."""
     def __copy__(self) -> "Game": ...
     def __deepcopy__(self, memo: Any) -> "Game": ...
+    def __reduce__(self) -> Tuple[Any, Tuple[Tuple[Any, ...]]]:
+        """For pickle: ``(drop7._drop7._restore_game, (state,))``."""
 
 class SearchStats(TypedDict):
     work: int  # moves applied + leaves evaluated (search.md §5)

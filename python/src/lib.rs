@@ -17,12 +17,13 @@ use std::time::Duration;
 
 use drop7::board::{Board, CELLS, SIZE, format_cells, parse_cells};
 use drop7::formats::GameRecord;
-use drop7::game::{DriverKind, Game as CoreGame, GameState, TerminalReason};
+use drop7::game::{Driver, DriverKind, Game as CoreGame, GameState, TerminalReason};
 use drop7::gravity::{GravityChoice, GravityPath, Portable};
 use drop7::leaf::FairLeaf;
 use drop7::parallel::{MAX_SEARCH_THREADS, ParallelSearch};
 use drop7::player::{FairSpec, TableSpec};
 use drop7::position::{DROPS_PER_LEVEL, Position};
+use drop7::rng::Mulberry32;
 use drop7::runner::{CohortConfig, PackedEngine, RunControl, RunLabels, run_seeds_with};
 use drop7::runspec::{FairSettings, PolicyName, record_template, seed_range, stamp_record};
 use drop7::search::{Decision, FairSearch};
@@ -30,7 +31,7 @@ use numpy::ndarray::{Array1, Array2, Array3};
 use numpy::{IntoPyArray, PyArray1, PyArray2, PyArray3, PyReadonlyArray1, PyUntypedArrayMethods};
 use pyo3::exceptions::{PyMemoryError, PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList, PyString};
+use pyo3::types::{PyDict, PyList, PyString, PyTuple};
 
 /// Default move cap of `play` and the environments (as `drop7 play`).
 const DEFAULT_MAX_MOVES: u32 = 2000;
@@ -304,6 +305,14 @@ fn position_from(py: Python<'_>, obj: &Bound<'_, PyAny>) -> PyResult<Position> {
 /// the top; cell codes 0 empty, 1-7 numbered discs, 8 solid gray, 9 cracked
 /// gray. `action_mask` is a numpy bool array of shape (7,).
 ///
+/// A game can be pickled (any protocol 2 or later) and copied
+/// (`copy.copy`, `copy.deepcopy`, `game.copy()`): the copy has the same
+/// state, seed, driver and terminal reason and the same randomness to come
+/// (the same columns give the same outcomes). The pickle holds plain Python
+/// ints, str and None (state format version 1) and is read back by
+/// `drop7._drop7._restore_game`; a malformed state raises ValueError or
+/// TypeError naming the field.
+///
 /// Raises ValueError for a seed out of range or an unknown driver,
 /// TypeError for a non-integer seed. Types: `drop7/__init__.pyi`.
 #[pyclass(module = "drop7", name = "Game")]
@@ -350,6 +359,193 @@ impl Game {
             (!st.position.game_over).then_some(st.position.next_disc),
         )?;
         Ok(d)
+    }
+}
+
+/// Version of the state tuple a pickled `Game` carries (see
+/// [`Game::state_tuple`]); `_restore_game` reads this version only.
+const STATE_VERSION: u32 = 1;
+
+/// Fields of a version-1 state tuple, in order (for error messages).
+const STATE_FIELDS: [&str; 11] = [
+    "version",
+    "board",
+    "next_disc",
+    "moves_remaining",
+    "score",
+    "level",
+    "moves_played",
+    "seed",
+    "driver",
+    "terminal_reason",
+    "stream_state",
+];
+
+/// A version-1 state tuple, as [`Game::state_tuple`] makes it.
+type StateTuple = (
+    u32,
+    String,
+    u8,
+    u8,
+    u64,
+    u32,
+    u32,
+    u32,
+    &'static str,
+    Option<&'static str>,
+    Option<u32>,
+);
+
+impl Game {
+    /// The whole game as plain Python values (format [`STATE_VERSION`]):
+    /// `(version, board (49-digit str, row 0 first), next_disc,
+    /// moves_remaining, score, level, moves_played, seed, driver ("headless"
+    /// or "stream"), terminal_reason (str or None), stream_state (the stream
+    /// driver's Mulberry32 state, None for the headless driver))`. Whether
+    /// the game is over is `terminal_reason is not None`.
+    fn state_tuple(&self) -> StateTuple {
+        let st = self.inner.state();
+        let stream_state = match self.inner.driver() {
+            Driver::Headless { .. } => None,
+            Driver::Stream { rng, .. } => Some(rng.state()),
+        };
+        (
+            STATE_VERSION,
+            format_cells(&st.position.board.to_cells()),
+            st.position.next_disc,
+            st.position.moves_remaining,
+            st.score,
+            st.level,
+            st.moves_played,
+            self.inner.driver().seed(),
+            self.kind.as_str(),
+            self.terminal.map(TerminalReason::as_str),
+            stream_state,
+        )
+    }
+
+    /// The game a state tuple describes (the inverse of
+    /// [`Game::state_tuple`]). Raises TypeError for a value of the wrong
+    /// type, ValueError for a wrong length, an unsupported version, a value
+    /// out of range or parts that no game can reach together, each naming
+    /// the field.
+    fn from_state_tuple(state: &Bound<'_, PyAny>) -> PyResult<Game> {
+        let Ok(t) = state.cast::<PyTuple>() else {
+            return Err(PyTypeError::new_err(format!(
+                "Game state must be a tuple, got {}",
+                type_name(state)
+            )));
+        };
+        if t.is_empty() {
+            return Err(value_error(
+                "Game state is an empty tuple (expected a format version first)",
+            ));
+        }
+        let field = |i: usize| -> PyResult<Bound<'_, PyAny>> { t.get_item(i) };
+        let what = |i: usize| format!("Game state field {i} ({})", STATE_FIELDS[i]);
+        let version = int_arg(&field(0)?, &what(0), 0, u32::MAX.into())?;
+        if version != i128::from(STATE_VERSION) {
+            return Err(value_error(format!(
+                "Game state format version {version} is not supported (this drop7 reads version {STATE_VERSION})"
+            )));
+        }
+        if t.len() != STATE_FIELDS.len() {
+            return Err(value_error(format!(
+                "Game state (version {STATE_VERSION}) must have {} items, got {}",
+                STATE_FIELDS.len(),
+                t.len()
+            )));
+        }
+        let str_field = |i: usize| -> PyResult<String> {
+            let v = field(i)?;
+            match v.cast::<PyString>() {
+                Ok(s) => Ok(s.to_cow()?.into_owned()),
+                Err(_) => Err(PyTypeError::new_err(format!(
+                    "{} must be a str, got {}",
+                    what(i),
+                    type_name(&v)
+                ))),
+            }
+        };
+        let board = parse_cells(&str_field(1)?)
+            .map(|c| Board::from_cells(&c))
+            .map_err(|e| value_error(format!("{}: {e}", what(1))))?;
+        let next = int_in(&field(2)?, &what(2), 1, 7)? as u8;
+        let rise = int_in(&field(3)?, &what(3), 0, DROPS_PER_LEVEL.into())? as u8;
+        let score = int_arg(&field(4)?, &what(4), 0, u64::MAX.into())? as u64;
+        let level = int_arg(&field(5)?, &what(5), 1, u32::MAX.into())? as u32;
+        let moves_played = int_arg(&field(6)?, &what(6), 0, u32::MAX.into())? as u32;
+        let seed = int_arg(&field(7)?, &what(7), 0, u32::MAX.into())? as u32;
+        let kind =
+            parse_driver(&str_field(8)?).map_err(|e| value_error(format!("{}: {e}", what(8))))?;
+        let terminal = if field(9)?.is_none() {
+            None
+        } else {
+            match str_field(9)?.as_str() {
+                "blocked-rise" => Some(TerminalReason::BlockedRise),
+                "no-legal-column" => Some(TerminalReason::NoLegalColumn),
+                other => {
+                    return Err(value_error(format!(
+                        "{}: unknown terminal reason {other:?} (expected \"blocked-rise\", \"no-legal-column\" or None)",
+                        what(9)
+                    )));
+                }
+            }
+        };
+        let stream = field(10)?;
+        let driver = match kind {
+            DriverKind::Headless if stream.is_none() => Driver::headless(seed),
+            DriverKind::Headless => {
+                return Err(value_error(format!(
+                    "{} must be None for the headless driver, got {}",
+                    what(10),
+                    stream.str().map(|s| s.to_string()).unwrap_or_default()
+                )));
+            }
+            DriverKind::Stream if stream.is_none() => {
+                return Err(value_error(format!(
+                    "{} must be an integer 0-{} for the stream driver, got None",
+                    what(10),
+                    u32::MAX
+                )));
+            }
+            DriverKind::Stream => Driver::Stream {
+                seed,
+                rng: Mulberry32::from_state(int_arg(&stream, &what(10), 0, u32::MAX.into())? as u32),
+            },
+        };
+        // Only parts a game can reach together: playing on from anything
+        // else could misbehave (e.g. a game going on with no drop left).
+        let full = board.legal_mask() == 0;
+        let inconsistent = match terminal {
+            None if rise == 0 => Some("a game not over must have moves_remaining 1-5, got 0"),
+            None if full => Some("a game not over must have a legal column, but the board is full"),
+            Some(TerminalReason::BlockedRise) if rise != 0 => {
+                Some("a game ended by a blocked rise must have moves_remaining 0")
+            }
+            Some(TerminalReason::NoLegalColumn) if !full => {
+                Some("a game ended with no legal column must have a full board")
+            }
+            Some(TerminalReason::NoLegalColumn) if rise == 0 => {
+                Some("a game ended with no legal column must have moves_remaining 1-5, got 0")
+            }
+            _ => None,
+        };
+        if let Some(msg) = inconsistent {
+            return Err(value_error(format!("Game state: {msg}")));
+        }
+        let position = Position {
+            board,
+            next_disc: next,
+            moves_remaining: rise,
+            game_over: terminal.is_some(),
+        };
+        let state = GameState::from_position(position, score, level, moves_played);
+        Ok(Game {
+            inner: CoreGame::from_state(state, driver, Portable),
+            kind,
+            terminal,
+        })
     }
 }
 
@@ -592,6 +788,15 @@ impl Game {
         self.clone()
     }
 
+    /// `pickle.dumps(game)`: `(drop7._drop7._restore_game, (state,))`,
+    /// `state` a tuple of plain Python values (format version 1: ints, str
+    /// and None; see `_restore_game`). Unpickling gives a game equal to this
+    /// one, with the same randomness to come.
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<(Bound<'py, PyAny>, (StateTuple,))> {
+        let restore = py.import("drop7._drop7")?.getattr("_restore_game")?;
+        Ok((restore, (self.state_tuple(),)))
+    }
+
     /// `repr(game)`: seed, driver, moves played, score, level, next disc,
     /// moves remaining and game over.
     fn __repr__(&self) -> String {
@@ -612,6 +817,26 @@ impl Game {
             }
         )
     }
+}
+
+/// Rebuilds a pickled `drop7.Game` from its state tuple (what
+/// `Game.__reduce__` gives pickle; not meant to be called by hand).
+///
+/// `state` (format version 1): `(1, board (str, 49 digits 0-9, row 0
+/// first), next_disc (1-7), moves_remaining (0-5), score (0..2**64-1),
+/// level (1..2**32-1), moves_played (0..2**32-1), seed (0..2**32-1),
+/// driver ("headless" or "stream"), terminal_reason ("blocked-rise",
+/// "no-legal-column" or None), stream_state (the stream driver's
+/// Mulberry32 state 0..2**32-1; None for the headless driver))`.
+///
+/// Raises TypeError for a state that is not a tuple or a field of the wrong
+/// type, ValueError for an unsupported version, a wrong length, a value out
+/// of range, a malformed board, an unknown driver or terminal reason, or
+/// parts no game reaches together (e.g. a game not over with no legal
+/// column), each naming the field.
+#[pyfunction]
+fn _restore_game(state: &Bound<'_, PyAny>) -> PyResult<Game> {
+    Game::from_state_tuple(state)
 }
 
 fn check_depth_strata(depth: u32, strata: u32) -> PyResult<FairSpec> {
@@ -1107,6 +1332,7 @@ fn _drop7(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(decide, m)?)?;
     m.add_function(wrap_pyfunction!(leaf, m)?)?;
     m.add_function(wrap_pyfunction!(play_json, m)?)?;
+    m.add_function(wrap_pyfunction!(_restore_game, m)?)?;
     m.add("DROPS_PER_LEVEL", DROPS_PER_LEVEL)?;
     m.add("DEFAULT_MAX_MOVES", DEFAULT_MAX_MOVES)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
