@@ -145,6 +145,10 @@ fn opt_u64(obj: Option<&Bound<'_, PyAny>>, what: &str) -> PyResult<Option<u64>> 
 /// started below it reaches `u64::MAX` within the 2^32 moves it may count.
 const MAX_START_SCORE: u64 = 1 << 53;
 
+/// Largest score a game may have before `Game.step` plays a move (a move
+/// scores less than 2^30 points, so the sum never wraps).
+const MAX_SCORE_BEFORE_MOVE: u64 = u64::MAX - (1 << 30);
+
 /// Largest `level` and `moves_played` `Game.from_board` accepts (2^31): a
 /// game then has 2^31 - 1 moves (each at most one rise) before a counter
 /// (`u32`) could run out, and `Game.step` refuses a move once one is at
@@ -658,13 +662,17 @@ impl Game {
         }
         // Never reached from a `from_board` start within 2^31 moves: the
         // counters refuse to wrap rather than count on from 0.
+        // A restored (unpickled) game may carry any u64 score: a move scores
+        // less than 2^30 points, so one above `u64::MAX - 2^30` refuses too.
         let st = self.inner.state();
-        if st.moves_played == u32::MAX || st.level == u32::MAX {
+        if st.moves_played == u32::MAX || st.level == u32::MAX || st.score > MAX_SCORE_BEFORE_MOVE {
             return Err(value_error(format!(
-                "the game's counters are at their limit (moves_played {}, level {}; at most {}); start a new game",
+                "the game's counters are at their limit (moves_played {}, level {}; at most {}; score {}, at most {}); start a new game",
                 st.moves_played,
                 st.level,
-                u32::MAX
+                u32::MAX,
+                st.score,
+                MAX_SCORE_BEFORE_MOVE
             )));
         }
         let out = self.inner.play(c as usize).map_err(|e| {

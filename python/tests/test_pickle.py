@@ -244,6 +244,11 @@ def test_restore_accepts_every_reachable_end():
                                                           2**32 - 1)
     with pytest.raises(ValueError, match="limit"):
         h.step(h.legal_columns[0])  # the counters refuse to wrap, as before
+    # The score alone at its limit refuses too (a u64 sum would wrap).
+    h = _restore_game(_state(score=2**64 - 1))
+    with pytest.raises(ValueError, match=r"limit .*score 18446744073709551615"):
+        h.step(h.legal_columns[0])
+    assert h.score == 2**64 - 1 and h.moves_played == _restore_game(_state()).moves_played
 
 
 @pytest.mark.parametrize("driver", DRIVERS)
