@@ -37,6 +37,12 @@ if (cd "$work" && touch a-file && SLURM_ARRAY_TASK_ID=1 SLURM_ARRAY_TASK_COUNT=4
   echo "cohort.sbatch accepted EXTRA='--table *'" >&2; exit 1
 fi
 grep -q 'unknown table "\*"' "$work/extra.err"
+# Every line of EXTRA counts: a bad flag on its second line is refused.
+if SLURM_ARRAY_TASK_ID=1 SLURM_ARRAY_TASK_COUNT=4 SLURM_CPUS_PER_TASK=1 EXTRA=$'--engine packed\n--no-such-flag' \
+  bash deploy/slurm/cohort.sbatch 2>"$work/extra.err" >/dev/null; then
+  echo "cohort.sbatch dropped the second line of EXTRA" >&2; exit 1
+fi
+grep -q -- '--no-such-flag' "$work/extra.err"
 # Two flags in EXTRA: the finished shard resumes with nothing to play.
 SLURM_ARRAY_TASK_ID=1 SLURM_ARRAY_TASK_COUNT=4 SLURM_CPUS_PER_TASK=1 EXTRA=' --engine packed  --gravity portable ' \
   bash deploy/slurm/cohort.sbatch | grep -q "played 0"

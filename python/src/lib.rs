@@ -480,8 +480,16 @@ impl Game {
         let level = int_arg(&field(5)?, &what(5), 1, u32::MAX.into())? as u32;
         let moves_played = int_arg(&field(6)?, &what(6), 0, u32::MAX.into())? as u32;
         let seed = int_arg(&field(7)?, &what(7), 0, u32::MAX.into())? as u32;
-        let kind =
-            parse_driver(&str_field(8)?).map_err(|e| value_error(format!("{}: {e}", what(8))))?;
+        let kind = match str_field(8)?.as_str() {
+            "headless" => DriverKind::Headless,
+            "stream" => DriverKind::Stream,
+            other => {
+                return Err(value_error(format!(
+                    "{}: unknown driver {other:?} (expected \"headless\" or \"stream\")",
+                    what(8)
+                )));
+            }
+        };
         let terminal = if field(9)?.is_none() {
             None
         } else {
@@ -526,6 +534,10 @@ impl Game {
             None if full => Some("a game not over must have a legal column, but the board is full"),
             Some(TerminalReason::BlockedRise) if rise != 0 => {
                 Some("a game ended by a blocked rise must have moves_remaining 0")
+            }
+            // The rise is blocked by a disc in the top row, which stays.
+            Some(TerminalReason::BlockedRise) if board.legal_mask() == 0x7f => {
+                Some("a game ended by a blocked rise must have a disc in its top row")
             }
             Some(TerminalReason::NoLegalColumn) if !full => {
                 Some("a game ended with no legal column must have a full board")

@@ -804,13 +804,25 @@ fn refuse_given_twice(files: &[&Path], why: &str) -> Result<()> {
 
 /// Why `rec`'s seed is not one of the games its `cohortSeedStart` and
 /// `cohortGames` name (seeds start..start+games, wrapping past 0xffffffff),
-/// or `None` when it is, or when the record names no cohort (scripted
-/// rounds, older records) or its seed or start is unreadable (reported
-/// elsewhere).
+/// or why those fields cannot say (a missing or unreadable
+/// `cohortSeedStart`, no games); `None` when the seed is one of them, or when
+/// the record names no cohort (scripted rounds, older records) or its seed is
+/// unreadable (the callers report that first).
 fn outside_cohort(rec: &GameRecord) -> Option<String> {
     let games = rec.cohort_games?;
-    let start = parse_hex(rec.cohort_seed_start.as_deref())?;
+    let Some(start) = parse_hex(rec.cohort_seed_start.as_deref()) else {
+        return Some(match &rec.cohort_seed_start {
+            None => format!("the record has cohortGames {games} but no cohortSeedStart"),
+            Some(s) => format!("bad cohortSeedStart {s:?} (expected a seed such as 0x00000001)"),
+        });
+    };
     let seed = record_seed(rec).ok()?;
+    if games == 0 {
+        return Some(format!(
+            "seed {} is not a game of its cohort: cohortGames 0 names no games (an edited or foreign record)",
+            rec.seed
+        ));
+    }
     if u64::from(seed.wrapping_sub(start)) < games {
         return None;
     }
@@ -1776,6 +1788,23 @@ mod tests {
         // A cohort of every seed has no seed outside it.
         r.cohort_games = Some(1 << 32);
         assert_eq!(outside_cohort(&r), None);
+        r.cohort_games = Some(0);
+        assert!(
+            outside_cohort(&r)
+                .unwrap()
+                .contains("cohortGames 0 names no games")
+        );
+        r.cohort_games = Some(6);
+        r.cohort_seed_start = Some("zz".into());
+        assert_eq!(
+            outside_cohort(&r).unwrap(),
+            "bad cohortSeedStart \"zz\" (expected a seed such as 0x00000001)"
+        );
+        r.cohort_seed_start = None;
+        assert_eq!(
+            outside_cohort(&r).unwrap(),
+            "the record has cohortGames 6 but no cohortSeedStart"
+        );
     }
 
     #[test]
