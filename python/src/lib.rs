@@ -41,12 +41,18 @@ fn value_error(msg: impl Into<String>) -> PyErr {
 }
 
 fn parse_driver(name: &str) -> PyResult<DriverKind> {
+    driver_kind(name).map_err(value_error)
+}
+
+/// The driver named `name`, or the message naming it (for callers that put
+/// it in context, e.g. a pickled state's field).
+fn driver_kind(name: &str) -> Result<DriverKind, String> {
     match name {
         "headless" => Ok(DriverKind::Headless),
         "stream" => Ok(DriverKind::Stream),
-        other => Err(value_error(format!(
+        other => Err(format!(
             "unknown driver {other:?} (expected \"headless\" or \"stream\")"
-        ))),
+        )),
     }
 }
 
@@ -480,16 +486,8 @@ impl Game {
         let level = int_arg(&field(5)?, &what(5), 1, u32::MAX.into())? as u32;
         let moves_played = int_arg(&field(6)?, &what(6), 0, u32::MAX.into())? as u32;
         let seed = int_arg(&field(7)?, &what(7), 0, u32::MAX.into())? as u32;
-        let kind = match str_field(8)?.as_str() {
-            "headless" => DriverKind::Headless,
-            "stream" => DriverKind::Stream,
-            other => {
-                return Err(value_error(format!(
-                    "{}: unknown driver {other:?} (expected \"headless\" or \"stream\")",
-                    what(8)
-                )));
-            }
-        };
+        let kind =
+            driver_kind(&str_field(8)?).map_err(|e| value_error(format!("{}: {e}", what(8))))?;
         let terminal = if field(9)?.is_none() {
             None
         } else {
