@@ -327,6 +327,8 @@ function enterReplay(r: Replay): void {
   showSeed();
   clearBars();
   $("bars").hidden = true;
+  // The live game's advice is not about the replayed board.
+  $("advice-info").textContent = "";
   show(r.start);
   showReplayPos();
   const fail = r.failure ? ` Invalid tape: ${r.failure}.` : "";

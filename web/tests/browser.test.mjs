@@ -394,6 +394,10 @@ test("dropped files: a tape replays move by move; corrupt and foreign files get 
   await page.waitForFunction(() => /other.json/.test(document.querySelector("[data-testid=message]").textContent));
   assert.match(await message(page), /not a drop7 tape or trace/);
   await page.screenshot({ path: `${SHOTS}/bad-file.png` });
+  // Advice on the live game, then a replay: the advice line goes with the bars.
+  await page.selectOption("[data-testid=depth]", "1");
+  await page.click("[data-testid=advise]");
+  await page.waitForFunction(() => /best column/.test(document.querySelector("[data-testid=advice-info]").textContent));
   const { tape, lines } = goldenTape();
   const bad = { ...tape, discs: tape.discs.slice(1) };
   await dropFile(page, "short.json", JSON.stringify(bad));
@@ -403,6 +407,8 @@ test("dropped files: a tape replays move by move; corrupt and foreign files get 
   await dropFile(page, "gauntlet-01-center.json", JSON.stringify(tape));
   await page.waitForSelector("[data-testid=replay-title]:has-text('valid and complete')");
   assert.equal(await page.textContent("[data-testid=seed]"), "tape");
+  assert.equal(await page.textContent("[data-testid=advice-info]"), "");
+  assert.ok(await page.isHidden("[data-testid=bars]"));
   // The Seed box shows what is on the board: a tape has no seed (not the live game's 0x00000001).
   assert.equal(await page.inputValue("[data-testid=seed-input]"), "");
   assert.equal(await page.getAttribute("[data-testid=seed-input]", "placeholder"), "none (tape)");
