@@ -714,6 +714,31 @@ fn d7p_quit_answers_what_came_before() {
     assert_eq!(code, Some(0));
     assert!(out.contains("d7pok\n"), "{out}");
     assert!(!out.contains("bestmove"), "{out}");
+    // A `go` before any position is an error line, not a search: a `quit`
+    // read right after it hides nothing (its error is written), and a later
+    // search pending at `quit` stops without hiding that error either.
+    for policy in ["center", "fair:d2s3"] {
+        let (code, out, _) = d7p_session(&["--policy", policy], "go\nquit\n", Stdio::piped());
+        assert_eq!(code, Some(0));
+        assert_eq!(
+            out.lines().collect::<Vec<_>>(),
+            ["info string error line 1: go before any position; send `position …` first"],
+            "{policy}: {out}"
+        );
+    }
+    let (code, out, _) = d7p_session(
+        &["--policy", "fair:d8s32", "--table", "none"],
+        "isready\ngo\nposition startpos next 4 rise 5\ngo\nquit\n",
+        Stdio::piped(),
+    );
+    assert_eq!(code, Some(0));
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines[0], "readyok", "{out}");
+    assert!(
+        lines[1].starts_with("info string error line 2: go before any position"),
+        "{out}"
+    );
+    assert!(!out.contains("bestmove"), "{out}");
 }
 
 /// A line over the 64 KiB limit is refused with its length without the line

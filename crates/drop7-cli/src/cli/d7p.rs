@@ -147,6 +147,9 @@ fn write_line(g: &mut OutState, text: &str) {
 /// `stop` and `quit` during a search set the stop flag.
 fn reader(tx: mpsc::Sender<Line>, stop: Arc<AtomicBool>, out: Out) {
     let mut input = LineReader::with_limit(io::stdin().lock(), MAX_LINE);
+    // A `go` before any `position` is an error line, not a search: it is
+    // not counted, so a `quit` after it neither stops nor hides anything.
+    let mut has_position = false;
     while let Ok(Some(read)) = input.next_line() {
         let n = read.number;
         let line = match read.text {
@@ -179,11 +182,12 @@ fn reader(tx: mpsc::Sender<Line>, stop: Arc<AtomicBool>, out: Out) {
                             stop.store(true, Ordering::SeqCst);
                         }
                     }
-                    Ok(D7pCommand::Go) => {
+                    Ok(D7pCommand::Go) if has_position => {
                         let mut g = out.lock();
                         g.unanswered += 1;
                         g.gos_read += 1;
                     }
+                    Ok(D7pCommand::Position(_)) => has_position = true,
                     _ => {}
                 }
                 Line::Text(n, t.to_string())
@@ -383,6 +387,12 @@ fn serve(
             Ok(D7pCommand::Stop) => {}
             Ok(D7pCommand::Position(p)) => position = Some(p),
             Ok(D7pCommand::Go) => {
+                // Before any position: an error line, not a search (the
+                // reader did not count it either).
+                let Some(pos) = position else {
+                    err("go before any position; send `position …` first".to_string());
+                    continue;
+                };
                 searches += 1;
                 // This search runs stopped when a `stop` (or `quit`) was read
                 // since its `go`; a later `stop` sets the flag as it comes.
@@ -390,23 +400,15 @@ fn serve(
                     let g = out.lock();
                     stop.store(g.quitting || g.stop_through >= searches, Ordering::SeqCst);
                 }
-                let answer = match position {
-                    None => format!(
-                        "info string error line {n}: go before any position; \
-                         send `position …` first"
-                    ),
-                    Some(pos) => {
-                        let col = if pos.board.legal_mask() == 0 {
-                            None
-                        } else {
-                            let mut info = |s: String| out.line(&s);
-                            decide(&pos, &mut info)
-                        };
-                        match col {
-                            Some(c) => format!("bestmove {c}"),
-                            None => "bestmove none".to_string(),
-                        }
-                    }
+                let col = if pos.board.legal_mask() == 0 {
+                    None
+                } else {
+                    let mut info = |s: String| out.line(&s);
+                    decide(&pos, &mut info)
+                };
+                let answer = match col {
+                    Some(c) => format!("bestmove {c}"),
+                    None => "bestmove none".to_string(),
                 };
                 if !out.answer(&answer) {
                     return Ok(());
