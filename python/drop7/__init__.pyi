@@ -85,7 +85,8 @@ class Game:
         seed: Optional[int] = None,
         driver: str = "headless",
     ) -> "Game":
-        """A game at a given position. ``moves_remaining`` defaults to 5.
+        """A game at a given position. ``moves_remaining`` defaults to 5;
+        ``seed`` is 0..2**32-1, and ``None`` (the default) means seed 0.
         With the headless driver, the next move's reveals and next disc
         come from (seed, moves_played), as in the game that reached it.
         ``score`` 0..2**53, ``level`` 1..2**31 and ``moves_played``

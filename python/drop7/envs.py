@@ -171,7 +171,7 @@ class Drop7Env(gymnasium.Env):
             raise TypeError(f"action must be an integer column 0-6, got {type(action).__name__}")
         column = int(action)
         if not 0 <= column <= 6:
-            raise IllegalMove(f"action {column} is out of range 0..6")
+            raise IllegalMove(f"action {column} is out of range 0-6")
         if not g.action_mask[column]:
             raise IllegalMove(
                 f"column {column} is full (legal columns: {g.legal_columns}; see info['action_mask'])"

@@ -584,7 +584,7 @@ impl Game {
     /// string, row 0 first. `next_disc` 1-7; `moves_remaining` 1-5 (default
     /// 5); `score` 0..2**53, `level` 1..2**31, `moves_played` 0..2**31 (so
     /// that playing on can never overflow a counter); `seed` 0..2**32-1
-    /// (default 0). With the headless driver the next move's reveals and next
+    /// (default None, which means seed 0). With the headless driver the next move's reveals and next
     /// disc come from (seed, moves_played), as in the game that reached it.
     /// A board with no legal column gives a game already over.
     ///
@@ -654,7 +654,7 @@ impl Game {
         let c = int_arg(column, "column", i64::MIN.into(), i64::MAX.into()).map_err(|e| {
             if e.is_instance_of::<PyValueError>(py) {
                 value_error(format!(
-                    "column {} is out of range 0..=6",
+                    "column {} is out of range 0-6",
                     column.str().map(|s| s.to_string()).unwrap_or_default()
                 ))
             } else {
@@ -668,7 +668,7 @@ impl Game {
             )));
         }
         if !(0..7).contains(&c) {
-            return Err(value_error(format!("column {c} is out of range 0..=6")));
+            return Err(value_error(format!("column {c} is out of range 0-6")));
         }
         // Never reached from a `from_board` start within 2^31 moves: the
         // counters refuse to wrap rather than count on from 0.
@@ -1244,7 +1244,7 @@ impl VectorCore {
             }
             if !(0..7).contains(&a) {
                 return Err(value_error(format!(
-                    "actions[{i}] = {a} is out of range 0..=6"
+                    "actions[{i}] = {a} is out of range 0-6"
                 )));
             }
             if !g.board().is_legal(a as usize) {

@@ -114,9 +114,9 @@ def test_integer_arguments_out_of_range_raise_value_error():
     """Every integer argument: ValueError naming it and its range, never
     OverflowError, however large or negative."""
     g = drop7.Game(1)
-    with pytest.raises(ValueError, match=r"column 1180591620717411303424 is out of range 0..=6"):
+    with pytest.raises(ValueError, match=r"column 1180591620717411303424 is out of range 0-6"):
         g.step(2**70)
-    with pytest.raises(ValueError, match=r"column -1 is out of range 0..=6"):
+    with pytest.raises(ValueError, match=r"column -1 is out of range 0-6"):
         g.step(-1)
     cases = [
         (lambda: drop7.decide(g, max_work=-1), r"max_work must be 0-18446744073709551615, got -1"),

@@ -99,6 +99,54 @@ fn summary_and_compare_refuse_a_seed_outside_its_cohort() {
     assert!(ok(&["summary", s(&a)]).contains("games"));
 }
 
+/// A file of another drop7 format given where records (or a trace) are
+/// read: the error says what the line looks like.
+#[test]
+fn a_file_of_another_format_is_named() {
+    let dir = scratch("kinds");
+    let (trace, rec) = (dir.join("t.jsonl"), dir.join("r.jsonl"));
+    ok(&[
+        "play",
+        "--games",
+        "2",
+        "--out",
+        s(&rec),
+        "--trace",
+        s(&trace),
+    ]);
+    fails(
+        &["summary", s(&trace)],
+        &[
+            s(&trace),
+            "line 1: not a game record",
+            "this line looks like a trace line (as drop7 trace writes)",
+        ],
+    );
+    // A resumed run whose --trace holds records: refused, both files kept.
+    let records = std::fs::read_to_string(&rec).unwrap();
+    let first = records.lines().next().unwrap().to_string() + "\n";
+    std::fs::write(&rec, &first).unwrap();
+    std::fs::write(&trace, &records).unwrap();
+    fails(
+        &[
+            "play",
+            "--games",
+            "2",
+            "--out",
+            s(&rec),
+            "--trace",
+            s(&trace),
+            "--resume",
+        ],
+        &[
+            "not a trace line",
+            "this line looks like a game record (as drop7 play --out writes)",
+        ],
+    );
+    assert_eq!(std::fs::read_to_string(&rec).unwrap(), first);
+    assert_eq!(std::fs::read_to_string(&trace).unwrap(), records);
+}
+
 #[test]
 fn rise_and_next_errors_name_the_flags() {
     for rise in ["9", "0"] {

@@ -32,7 +32,7 @@ pub enum BoardError {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Error)]
 pub enum MoveError {
     /// The column is not in 0..=6.
-    #[error("column {0} is out of range 0..=6")]
+    #[error("column {0} is out of range 0-6")]
     OutOfRange(usize),
     /// The column is full (its top cell is occupied).
     #[error("column {0} is full")]

@@ -313,6 +313,51 @@ pub enum RootError {
     MovesRemaining(u64),
 }
 
+/// What a JSON line of one of drop7's line formats is, told by its keys, for
+/// an error message that names a likely mix-up of files: `"a trace line (as
+/// drop7 trace writes)"`, `"a game record (as drop7 play --out writes)"`,
+/// `"a decision (as drop7 decide writes)"`, `"a root position (as drop7
+/// decide reads)"`, `"a recorded tape (formats.md)"`; `None` for anything
+/// else (not JSON, not an object, or other keys).
+///
+/// ```
+/// use drop7::formats::json_line_kind;
+/// let kind = json_line_kind(r#"{"seed":1,"move":1,"column":3,"waves":[],"board":"0"}"#);
+/// assert_eq!(kind, Some("a trace line (as drop7 trace writes)"));
+/// assert_eq!(json_line_kind("{}"), None);
+/// assert_eq!(json_line_kind("not json"), None);
+/// ```
+pub fn json_line_kind(line: &str) -> Option<&'static str> {
+    let v: serde_json::Value = serde_json::from_str(line.trim()).ok()?;
+    let o = v.as_object()?;
+    let has = |keys: &[&str]| keys.iter().all(|k| o.contains_key(*k));
+    if has(&["move", "column", "waves", "board"]) {
+        Some("a trace line (as drop7 trace writes)")
+    } else if has(&["policy", "terminalReason", "seed"]) {
+        Some("a game record (as drop7 play --out writes)")
+    } else if has(&["values", "action"]) {
+        Some("a decision (as drop7 decide writes)")
+    } else if has(&["discs", "columns"]) {
+        Some("a recorded tape (formats.md)")
+    } else if has(&["board", "next", "movesRemaining"]) {
+        Some("a root position (as drop7 decide reads)")
+    } else {
+        None
+    }
+}
+
+/// `error`, followed by what `line` looks like when it is one of drop7's
+/// other line formats than `expected` (see [`json_line_kind`]): "…; this line
+/// looks like a trace line (as drop7 trace writes)".
+pub fn with_kind_hint(error: String, line: &str, expected: &str) -> String {
+    match json_line_kind(line) {
+        Some(kind) if !kind.starts_with(expected) => {
+            format!("{error}; this line looks like {kind}")
+        }
+        _ => error,
+    }
+}
+
 /// Parses one JSON value, refusing an object (at any nesting level) that
 /// repeats a key: the error names the key. serde_json alone keeps the last
 /// of two equal keys silently.

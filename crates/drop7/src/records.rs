@@ -57,8 +57,13 @@ pub fn parse_record_line(line: &str) -> Result<GameRecord, RecordError> {
     if line.trim().is_empty() {
         return Err(RecordError::Blank);
     }
-    let rec: GameRecord =
-        serde_json::from_str(line).map_err(|e| RecordError::Json(e.to_string()))?;
+    let rec: GameRecord = serde_json::from_str(line).map_err(|e| {
+        RecordError::Json(crate::formats::with_kind_hint(
+            e.to_string(),
+            line,
+            "a game record",
+        ))
+    })?;
     record_seed(&rec)?;
     if let Some(s) = &rec.shard {
         parse_shard(s).map_err(|_| RecordError::Shard(s.clone()))?;
@@ -261,6 +266,30 @@ pub fn nearest_rank(sorted: &[f64], q: f64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_line_of_another_format_is_named() {
+        let trace = r#"{"seed":1,"move":1,"disc":3,"column":3,"scoreDelta":0,"score":0,"level":1,"movesRemaining":4,"gameOver":false,"clearedBoard":false,"levelAdvanced":false,"waves":[],"board":"0"}"#;
+        let e = parse_record_line(trace).unwrap_err().to_string();
+        assert!(e.starts_with("not a game record: "), "{e}");
+        assert!(
+            e.ends_with("; this line looks like a trace line (as drop7 trace writes)"),
+            "{e}"
+        );
+        // A record with one bad field is not told it looks like a record.
+        let bad = r#"{"seed":"0x00000001","policy":"center","driver":"headless","score":"7","moves":3,"levels":1,"clears":0,"reveals":0,"chainMaxDepth":1,"terminalReason":"blocked-rise","censored":false}"#;
+        let e = parse_record_line(bad).unwrap_err().to_string();
+        assert!(!e.contains("looks like"), "{e}");
+        let e = parse_record_line(r#"{"values":[],"action":null}"#)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.ends_with("looks like a decision (as drop7 decide writes)"),
+            "{e}"
+        );
+        let e = parse_record_line("[1, 2]").unwrap_err().to_string();
+        assert!(!e.contains("looks like"), "{e}");
+    }
 
     #[test]
     fn shards_cover_in_order() {

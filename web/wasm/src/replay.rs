@@ -163,8 +163,10 @@ fn tape(text: &str) -> Result<Replay, String> {
 
 /// One trace line, read as the core's [`TraceRecord`] and checked.
 fn trace_line(n: usize, text: &str) -> Result<TraceRecord, String> {
-    let rec: TraceRecord =
-        serde_json::from_str(text).map_err(|e| format!("line {n}: not a trace line ({e})"))?;
+    let rec: TraceRecord = serde_json::from_str(text).map_err(|e| {
+        let e = drop7::formats::with_kind_hint(e.to_string(), text, "a trace line");
+        format!("line {n}: not a trace line ({e})")
+    })?;
     if rec.column > 6 {
         return Err(format!(
             "line {n}: \"column\" must be 0-6, got {}",

@@ -466,6 +466,11 @@ pub mod file {
             );
         }
         serde_json::from_slice::<TraceRecord>(buf).map_err(|e| {
+            let e = drop7::formats::with_kind_hint(
+                e.to_string(),
+                &String::from_utf8_lossy(buf),
+                "a trace line",
+            );
             anyhow::anyhow!(
                 "--trace {}: not a trace line ({e}); not resuming (nothing was changed)",
                 path.display()
