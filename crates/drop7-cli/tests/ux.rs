@@ -99,6 +99,33 @@ fn summary_and_compare_refuse_a_seed_outside_its_cohort() {
     assert!(ok(&["summary", s(&a)]).contains("games"));
 }
 
+/// Score deltas are taken without wrapping, whatever the u64 scores; a
+/// cohortGames above the 2^32 seeds is refused, not counted.
+#[test]
+fn compare_takes_any_score_and_refuses_impossible_cohorts() {
+    let dir = scratch("bigscore");
+    let (a, b) = (dir.join("a.jsonl"), dir.join("b.jsonl"));
+    ok(&["play", "--games", "3", "--out", s(&a)]);
+    let text = std::fs::read_to_string(&a).unwrap();
+    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+    let at = lines[0].find("\"score\":").unwrap() + "\"score\":".len();
+    let end = at + lines[0][at..].find(',').unwrap();
+    lines[0].replace_range(at..end, &u64::MAX.to_string());
+    std::fs::write(&b, lines.join("\n") + "\n").unwrap();
+    let out = ok(&["compare", s(&a), s(&b)]);
+    assert!(out.contains("1 win, 2 ties, 0 losses"), "{out}");
+    let huge = text.replace("\"cohortGames\":3", "\"cohortGames\":4294967297");
+    assert_ne!(huge, text);
+    std::fs::write(&b, huge).unwrap();
+    let want = ["line 1: cohortGames 4294967297 is more than the 2^32 seeds there are"];
+    let mut with_path = vec![s(&b)];
+    with_path.extend(want);
+    fails(&["summary", s(&b)], &with_path);
+    fails(&["compare", s(&a), s(&b)], &with_path);
+    fails(&["merge", s(&dir.join("m.jsonl")), s(&b)], &with_path);
+    assert!(!dir.join("m.jsonl").exists());
+}
+
 /// A file of another drop7 format given where records (or a trace) are
 /// read: the error says what the line looks like.
 #[test]

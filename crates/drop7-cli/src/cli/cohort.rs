@@ -287,6 +287,9 @@ pub fn run_merge(args: &MergeArgs) -> Result<()> {
                     "{at}: the record has no cohortGames (written by an older drop7); cannot merge it"
                 );
             };
+            if let Some(why) = too_many_games(games) {
+                bail!("{at}: {why}");
+            }
             let shard = rec.shard.as_deref().unwrap_or("1/1");
             let (i, n) = parse_shard(shard).map_err(|e| anyhow!("{at}: {e}"))?;
             match &reference {
@@ -810,6 +813,9 @@ fn refuse_given_twice(files: &[&Path], why: &str) -> Result<()> {
 /// unreadable (the callers report that first).
 fn outside_cohort(rec: &GameRecord) -> Option<String> {
     let games = rec.cohort_games?;
+    if let Some(why) = too_many_games(games) {
+        return Some(why);
+    }
     let Some(start) = parse_hex(rec.cohort_seed_start.as_deref()) else {
         return Some(match &rec.cohort_seed_start {
             None => format!("the record has cohortGames {games} but no cohortSeedStart"),
@@ -834,6 +840,16 @@ fn outside_cohort(rec: &GameRecord) -> Option<String> {
         seed_hex(start),
         seed_hex(last),
     ))
+}
+
+/// `cohortGames` above the 2^32 seeds there are (no run writes it: `play`
+/// refuses more games): why, naming the value.
+fn too_many_games(games: u64) -> Option<String> {
+    (games > 1 << 32).then(|| {
+        format!(
+            "cohortGames {games} is more than the 2^32 seeds there are (an edited or foreign record)"
+        )
+    })
 }
 
 /// Checks that records are of one run: the first record seen is the
@@ -1254,7 +1270,8 @@ pub fn run_compare(args: &CompareArgs) -> Result<()> {
         }
         b.paired = true;
         censored_pairs += u64::from(b.censored || rec.censored);
-        let d = rec.score as i64 - b.score as i64;
+        // i128: scores are u64 (a difference of two may not fit an i64).
+        let d = i128::from(rec.score) - i128::from(b.score);
         match d.cmp(&0) {
             std::cmp::Ordering::Greater => wins += 1,
             std::cmp::Ordering::Equal => ties += 1,
@@ -1785,9 +1802,19 @@ mod tests {
                 )
             );
         }
-        // A cohort of every seed has no seed outside it.
+        // A cohort of every seed has no seed outside it; more games than
+        // seeds is refused.
         r.cohort_games = Some(1 << 32);
         assert_eq!(outside_cohort(&r), None);
+        for games in [(1 << 32) + 1, u64::MAX] {
+            r.cohort_games = Some(games);
+            assert_eq!(
+                outside_cohort(&r).unwrap(),
+                format!(
+                    "cohortGames {games} is more than the 2^32 seeds there are (an edited or foreign record)"
+                )
+            );
+        }
         r.cohort_games = Some(0);
         assert!(
             outside_cohort(&r)
