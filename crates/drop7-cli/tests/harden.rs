@@ -255,6 +255,58 @@ fn play_trace_resumes_and_refuses() {
         &["t3.jsonl", "trajectorySha256", "nothing was changed"],
     );
     assert_eq!(read(&t3), bad);
+    // A tampered field the hash does not cover (score, level, game over):
+    // the kept lines are compared with their columns replayed.
+    for (field, value) in [
+        ("score", Value::from(1)),
+        ("level", Value::from(77)),
+        ("gameOver", Value::from(true)),
+    ] {
+        let mut lines: Vec<String> = want_trace.lines().map(str::to_string).collect();
+        let mut v: Value = serde_json::from_str(&lines[3]).unwrap();
+        assert_ne!(v[field], value);
+        v[field] = value;
+        lines[3] = serde_json::to_string(&v).unwrap();
+        let bad: String = lines.iter().map(|l| format!("{l}\n")).collect();
+        std::fs::write(&t3, &bad).unwrap();
+        let seed = v["seed"].as_u64().unwrap();
+        fails(
+            &args(&run(&o3, &t3, &["--resume"])),
+            &[
+                "t3.jsonl",
+                &format!(
+                    "game 0x{seed:08x} move {} is not what its columns play",
+                    v["move"]
+                ),
+                "nothing was changed",
+            ],
+        );
+        assert_eq!(read(&t3), bad);
+        assert_eq!(read(&o3), kept);
+    }
+    // A record whose score was edited: its trace's last line disagrees.
+    let mut first: Value = serde_json::from_str(recs[0]).unwrap();
+    let score = first["score"].as_u64().unwrap();
+    first["score"] = Value::from(score + 7);
+    let edited = format!(
+        "{}\n{}",
+        serde_json::to_string(&first).unwrap(),
+        kept.split_once('\n').unwrap().1
+    );
+    std::fs::write(&o3, &edited).unwrap();
+    std::fs::write(&t3, &want_trace).unwrap();
+    fails(
+        &args(&run(&o3, &t3, &["--resume"])),
+        &[
+            "t3.jsonl",
+            &format!(
+                "ends with score {score} but its record (line 1 of --out) has {}",
+                score + 7
+            ),
+        ],
+    );
+    assert_eq!(read(&o3), edited);
+    std::fs::write(&o3, &kept).unwrap();
     // Not a trace at all.
     std::fs::write(&t3, "hello\n").unwrap();
     fails(

@@ -123,8 +123,9 @@ fn trace_all<E: drop7::runner::Engine, P: Policy>(
 /// lines are written. The trace is flushed to the file before any record
 /// that depends on it reaches `--out`, so after a kill at any moment the
 /// trace holds at least the games of the records kept; `--resume` checks the
-/// kept games' lines against their records (seed, move count and
-/// `trajectorySha256`) and drops the lines of games after them.
+/// kept games' lines against their records (seed, move count,
+/// `trajectorySha256`, final score) and against the games replayed from
+/// their columns, and drops the lines of games after them.
 pub mod file {
     use std::collections::HashMap;
     use std::fs::File;
@@ -240,6 +241,10 @@ pub mod file {
         pos: u64,
         /// A line read but not yet used (the first line of the next game).
         peeked: Option<(Vec<u8>, u64)>,
+        /// The run's driver and move cap: a kept game's lines are compared
+        /// with the lines of its columns replayed.
+        driver: DriverKind,
+        max_moves: u32,
     }
 
     impl TraceOut {
@@ -278,6 +283,8 @@ pub mod file {
                     reader,
                     pos: 0,
                     peeked: None,
+                    driver,
+                    max_moves,
                 })
             } else {
                 if len > 0 && !force {
@@ -504,12 +511,17 @@ pub mod file {
         }
 
         /// Checks that the next lines of the trace are the moves of the game
-        /// of `rec` (record `line` of `--out`): seed, move numbers 1..=moves
-        /// and, when the record has one, `trajectorySha256`.
+        /// of `rec` (record `line` of `--out`): seed, move numbers 1..=moves,
+        /// when the record has one, `trajectorySha256`, then every byte of
+        /// the lines against the game replayed from their columns (so no
+        /// field of a kept line can have been edited) and the last line's
+        /// score against the record's.
         pub fn game(&mut self, rec: &GameRecord, line: u64) -> Result<()> {
             let shown = self.path.display().to_string();
             let seed = parse_seed(&rec.seed).map_err(|e| anyhow::anyhow!("{e}"))?;
             let mut hash = TrajectoryHash::default();
+            let mut kept: Vec<Vec<u8>> = Vec::new();
+            let mut columns: Vec<u8> = Vec::new();
             for m in 1..=rec.moves {
                 let lost = || {
                     anyhow::anyhow!(
@@ -535,6 +547,8 @@ pub mod file {
                 })?;
                 hash.push(t.column, &board);
                 self.pos += n;
+                columns.push(u8::try_from(t.column).unwrap_or(u8::MAX));
+                kept.push(buf);
             }
             if let Some(want) = &rec.trajectory_sha256
                 && hash.finish() != *want
@@ -542,6 +556,38 @@ pub mod file {
                 bail!(
                     "--trace {shown}: the moves of game {} differ from its record (line {line} of --out: trajectorySha256); not resuming (nothing was changed)",
                     rec.seed
+                );
+            }
+            // Every byte of the kept lines, against the game replayed.
+            let mut replayed: Vec<Vec<u8>> = Vec::with_capacity(kept.len());
+            let mut score = None;
+            trace_game(
+                PackedEngine(Portable),
+                &mut Columns(columns.into_iter()),
+                self.driver,
+                seed,
+                self.max_moves,
+                |l, _| {
+                    score = Some(l.score);
+                    let mut b = serde_json::to_vec(&l).unwrap_or_default();
+                    b.push(b'\n');
+                    replayed.push(b);
+                },
+            );
+            if let Some(m) = (0..kept.len()).find(|&k| replayed.get(k) != Some(&kept[k])) {
+                bail!(
+                    "--trace {shown}: game {} move {} is not what its columns play (an edited line?); not resuming (nothing was changed)",
+                    rec.seed,
+                    m + 1
+                );
+            }
+            if let Some(score) = score
+                && score != rec.score
+            {
+                bail!(
+                    "--trace {shown}: game {} ends with score {score} but its record (line {line} of --out) has {}; not resuming (nothing was changed)",
+                    rec.seed,
+                    rec.score
                 );
             }
             // A game with more lines than its record's moves is not this run's.
