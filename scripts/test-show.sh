@@ -28,6 +28,10 @@ wait_for() {
 head -1 "$WORK/plain.txt" | grep -qx "seed 0x00000001, policy center, driver headless: 25 moves" || fail "plain header"
 grep -qx "move 25/25  score 68327  level 5  rise in 0  next -" "$WORK/plain.txt" || fail "plain last frame"
 [ "$(grep -c '^move ' "$WORK/plain.txt")" = 26 ] || fail "plain frame count"
+[ "$(grep -cx '  0 1 2 3 4 5 6' "$WORK/plain.txt")" = 26 ] || fail "plain column numbers"
+# Neither a tape nor a seed: a usage error (status 2) naming both.
+rc=0; "$BIN" show > /dev/null 2> "$WORK/err.txt" || rc=$?
+[ "$rc" = 2 ] && grep -qF "<TAPE|--seed <SEED>>" "$WORK/err.txt" || fail "show without a source: $rc $(cat "$WORK/err.txt")"
 
 # A tape from a scripted round, shown interactively.
 "$BIN" play --round testdata/rounds/gauntlet-01.json --policy greedy --tapes "$WORK/tapes" > /dev/null
@@ -37,6 +41,7 @@ TAPE="$WORK/tapes/gauntlet-01.tape.json"
 tmux new-session -d -s "$SESSION" -x 110 -y 30 "$BIN show $TAPE --speed 20 --wave-ms 5; echo VIEWER-EXITED \$?; sleep 30"
 wait_for "move 0/40  score 0"
 wait_for "opening position"
+wait_for "└ 0  1  2  3  4  5  6 ┘"
 tmux send-keys -t "$SESSION" Right
 wait_for "move 1/40"
 tmux send-keys -t "$SESSION" Right Right

@@ -31,17 +31,13 @@ use super::spec::{GameArgs, with_policy};
 
 /// Options of `drop7 show`.
 #[derive(Args, Debug)]
+#[command(group(clap::ArgGroup::new("source").required(true).args(["tape", "seed"])))]
 pub struct ShowArgs {
     /// A recorded tape to show (else a game is played from --seed).
     #[arg(value_name = "TAPE")]
     tape: Option<PathBuf>,
     /// Play and show the game of this seed (decimal or 0x hex).
-    #[arg(
-        long,
-        value_name = "SEED",
-        conflicts_with = "tape",
-        allow_hyphen_values = true
-    )]
+    #[arg(long, value_name = "SEED", allow_hyphen_values = true)]
     seed: Option<String>,
     /// Policy of a played game: center, random, greedy, fair, fair:dDsS or d7p:"COMMAND".
     #[arg(long, default_value = "center", value_name = "POLICY")]
@@ -276,6 +272,8 @@ pub fn run(args: &ShowArgs) -> Result<()> {
                     .collect();
                 writeln!(o, "  {}", row.join(" "))?;
             }
+            // Column numbers, as the header's "in column C" counts them.
+            writeln!(o, "  0 1 2 3 4 5 6")?;
         }
         let mut stdout = io::stdout().lock();
         return stdout
@@ -491,7 +489,13 @@ fn interactive(title: &str, frames: &[Frame], speed: Duration, wave: Duration) -
                     })
                     .collect();
                 let board = Paragraph::new(rows)
-                    .block(Block::default().borders(Borders::ALL).title(" board "));
+                    .block(
+                        Block::default()
+                            .borders(Borders::ALL)
+                            .title(" board ")
+                            // Column numbers under the cells (3 columns each).
+                            .title_bottom(" 0  1  2  3  4  5  6 "),
+                    );
                 let w = (SIZE as u16) * 3 + 2;
                 let board_rect = ratatui::layout::Rect {
                     width: w.min(board_area.width),
