@@ -1531,8 +1531,13 @@ fn plot_ecdf(
         .into_iter()
         .map(|(k, v)| (v, (k + 1.0) / score.n as f64))
         .collect();
-    let (x0, x1) = (score.min, score.max.max(score.min + 1.0));
-    let pad = (x1 - x0) * 0.03;
+    // Games of (nearly) one score: a range around it, not a sliver at the edge.
+    let (x0, x1) = (score.min, score.max);
+    let pad = if x1 - x0 < 1.0 {
+        (x0.abs() * 0.05).max(10.0)
+    } else {
+        (x1 - x0) * 0.03
+    };
     let mut svg = String::new();
     {
         let root = SVGBackend::with_string(&mut svg, (900, 560)).into_drawing_area();
@@ -1614,7 +1619,11 @@ fn plot_deltas(
     bound: Option<(f64, f64)>,
 ) -> Result<()> {
     use plotters::prelude::*;
-    let pts = sorted_points(delta);
+    // Each pair at the middle of its slot (one pair is not drawn on the axis).
+    let pts: Vec<(f64, f64)> = sorted_points(delta)
+        .into_iter()
+        .map(|(k, v)| (k + 0.5, v))
+        .collect();
     let n = delta.n as f64;
     let (lo, hi) = match bound {
         Some((lower, floor)) => (
@@ -1649,6 +1658,12 @@ fn plot_deltas(
             .y_label_formatter(&|y| tick_label(*y, lo - pad, hi + pad))
             .draw()
             .map_err(plot_err)?;
+        // Few pairs: each one marked (a single pair draws no line).
+        if pts.len() <= 50 {
+            chart
+                .draw_series(pts.iter().map(|&p| Circle::new(p, 4, BLUE.filled())))
+                .map_err(plot_err)?;
+        }
         chart
             .draw_series(LineSeries::new(pts, BLUE.stroke_width(2)))
             .map_err(plot_err)?
