@@ -1303,3 +1303,183 @@ fn round_records_carry_the_per_game_detail() {
     let compared = ok(&["compare", mixed.to_str().unwrap(), greedy.to_str().unwrap()]);
     assert!(compared.contains("2 games paired by seed"), "{compared}");
 }
+
+/// A stdin that cannot be read (a directory) ends `drop7 d7p` with one
+/// error line naming stdin, exit 1, as `decide` and `leaf` do; not a quiet
+/// end of input.
+#[test]
+#[cfg(target_os = "linux")]
+fn d7p_unreadable_stdin_is_an_error() {
+    let o = Command::new(EXE)
+        .arg("d7p")
+        .stdin(std::fs::File::open(env!("CARGO_TARGET_TMPDIR")).unwrap())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(o.stdout.is_empty());
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.starts_with("error: reading stdin: Is a directory"),
+        "{err}"
+    );
+}
+
+/// A `d7p:` engine that records its shell's pid and its background child's
+/// in `pids`, answers the handshake and then never answers.
+#[cfg(target_os = "linux")]
+fn pid_recording_engine(pids: &std::path::Path) -> String {
+    format!(
+        "d7p:echo $$ >> {p}; printf 'd7pok\\nreadyok\\n'; sleep 300 & echo $! >> {p}; wait",
+        p = pids.display()
+    )
+}
+
+/// The pids recorded by [`pid_recording_engine`].
+#[cfg(target_os = "linux")]
+fn recorded_pids(pids: &std::path::Path) -> Vec<u32> {
+    std::fs::read_to_string(pids)
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| l.trim().parse().ok())
+        .collect()
+}
+
+/// Waits (a few seconds at most) until none of `pids` runs any more (a
+/// zombie waiting for init to reap it does not run); the ones still running.
+#[cfg(target_os = "linux")]
+fn still_running(pids: &[u32]) -> Vec<u32> {
+    let running = |p: &u32| {
+        std::fs::read_to_string(format!("/proc/{p}/stat")).is_ok_and(|s| {
+            // The state follows the command name in parentheses.
+            s.rsplit_once(')')
+                .is_some_and(|(_, rest)| !rest.trim_start().starts_with(['Z', 'X']))
+        })
+    };
+    for _ in 0..100 {
+        if !pids.iter().any(running) {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let left: Vec<u32> = pids.iter().copied().filter(running).collect();
+    for p in &left {
+        let _ = Command::new("kill").args(["-9", &p.to_string()]).status();
+    }
+    left
+}
+
+/// Runs `cmd` with its stdout and stderr piped (read to their end, as
+/// `drop7 … 2>&1 | tail` does), at most `limit`: `None` when they are
+/// still open then (something kept them).
+#[cfg(target_os = "linux")]
+fn output_within(mut cmd: Command, limit: Duration) -> Option<Output> {
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(cmd.output().unwrap());
+    });
+    rx.recv_timeout(limit).ok()
+}
+
+/// An engine given up (3 failures in a row) and the engines at the end of a
+/// run are killed with everything they started (their process group): no
+/// process is left behind, none keeps drop7's stderr open, so
+/// `drop7 play … 2>&1 | tail` returns as soon as drop7 exits.
+#[test]
+#[cfg(target_os = "linux")]
+fn d7p_engines_leave_no_process_behind() {
+    let dir = scratch("d7p-leak");
+    let pids = dir.join("given-up.pids");
+    let mut cmd = Command::new(EXE);
+    cmd.args(["play", "--games", "1", "--threads", "1", "--policy"])
+        .arg(pid_recording_engine(&pids))
+        .env("DROP7_D7P_TIMEOUT_MS", "300");
+    let o = output_within(cmd, Duration::from_secs(60));
+    let recorded = recorded_pids(&pids);
+    let left = still_running(&recorded);
+    let o = o.expect("drop7's output closes when it exits");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("was given up"), "{err}");
+    // The handshake check and the 3 failed moves: 4 engines, 2 pids each.
+    assert_eq!(recorded.len(), 8, "{recorded:?}");
+    assert!(left.is_empty(), "still running: {left:?}");
+    // A run that ends normally: its engine (which ignores `quit`) goes too.
+    let pids = dir.join("normal.pids");
+    let engine = format!(
+        "d7p:echo $$ >> {p}; sleep 300 & echo $! >> {p}; exec {EXE} d7p --policy center",
+        p = pids.display()
+    );
+    let mut cmd = Command::new(EXE);
+    cmd.args(["play", "--games", "2", "--threads", "2", "--max-moves", "5"])
+        .args(["--policy", &engine]);
+    let o = output_within(cmd, Duration::from_secs(60));
+    let recorded = recorded_pids(&pids);
+    let left = still_running(&recorded);
+    let o = o.expect("drop7's output closes when it exits");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(recorded.len() >= 4, "{recorded:?}");
+    assert!(left.is_empty(), "still running: {left:?}");
+}
+
+/// Ctrl-C (SIGINT to drop7; its engines, in process groups of their own,
+/// do not get the terminal's) kills every engine: `play` stops as it does
+/// (exit 130), `trace` dies of the signal, and no engine is left.
+#[test]
+#[cfg(target_os = "linux")]
+fn d7p_engines_die_with_an_interrupted_run() {
+    use std::os::unix::process::ExitStatusExt;
+    let dir = scratch("d7p-sigint");
+    for (name, args, engines) in [
+        ("play", &["play", "--games", "4", "--threads", "2"][..], 3),
+        ("trace", &["trace", "--games", "1"][..], 2),
+    ] {
+        let pids = dir.join(format!("{name}.pids"));
+        let mut child = Command::new(EXE)
+            .args(args)
+            .arg("--policy")
+            .arg(pid_recording_engine(&pids))
+            .env("DROP7_D7P_TIMEOUT_MS", "60000")
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let guard = Kill(child.id());
+        // The handshake check's engine, then one per worker, thinking.
+        for _ in 0..200 {
+            if recorded_pids(&pids).len() >= 2 * engines {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(25));
+        }
+        std::thread::sleep(Duration::from_millis(200));
+        let sent = Command::new("kill")
+            .args(["-INT", &child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(sent.success());
+        let (tx, rx) = mpsc::channel();
+        let mut stderr = child.stderr.take().unwrap();
+        std::thread::spawn(move || {
+            let mut s = String::new();
+            let _ = std::io::Read::read_to_string(&mut stderr, &mut s);
+            let _ = tx.send(s);
+        });
+        let err = rx
+            .recv_timeout(Duration::from_secs(30))
+            .expect("drop7's stderr closes when it exits");
+        let status = child.wait().unwrap();
+        drop(guard);
+        let recorded = recorded_pids(&pids);
+        let left = still_running(&recorded);
+        assert_eq!(recorded.len(), 2 * engines, "{name}: {recorded:?}");
+        assert!(left.is_empty(), "{name}: still running: {left:?}");
+        if name == "play" {
+            assert_eq!(status.code(), Some(130), "{name}: {err}");
+            assert!(err.contains("interrupted by SIGINT"), "{err}");
+            assert!(!err.contains("restarting"), "{err}");
+        } else {
+            assert_eq!(status.signal(), Some(2), "{name}: {status:?} {err}");
+        }
+    }
+}

@@ -799,8 +799,12 @@ fn clear_messages_for_rounds_shards_sizes_boms_and_stdout() {
     std::fs::write(&bom_tape, &bom).unwrap();
     let replayed = ok(&["replay", s(&bom_tape)]);
     assert!(replayed.contains("\"valid\":true"), "{replayed}");
-    // Every failed stdout write says "writing to stdout".
-    for args in [&["play", "--games", "2"][..], &["trace"][..]] {
+    // Every failed stdout write says "writing to stdout" (replay too).
+    for args in [
+        &["play", "--games", "2"][..],
+        &["trace"][..],
+        &["replay", s(&bom_tape)][..],
+    ] {
         let full = std::fs::OpenOptions::new()
             .write(true)
             .open("/dev/full")

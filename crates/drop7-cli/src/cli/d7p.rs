@@ -9,7 +9,9 @@
 //!   answered); every command is handled in order by the main thread, after
 //!   the running search, so everything read before `quit` is answered. Bad
 //!   lines get `info string error line N: …` and change nothing; the session
-//!   ends with exit status 0 (1 when stdout cannot be written).
+//!   ends with exit status 0 (1 when stdout cannot be written, or when stdin
+//!   cannot be read: `error: reading stdin: …`, after answering the lines
+//!   read before the failure).
 //! * `--policy d7p:"COMMAND"` ([`D7pPolicy`]): an external D7P engine as a
 //!   policy, one process per worker, started with `sh -c COMMAND`, restarted
 //!   when it dies, with a per-move timeout (`DROP7_D7P_TIMEOUT_MS`, default
@@ -84,6 +86,9 @@ enum Line {
     Text(usize, String),
     /// A line that could not be used, with its number and why.
     Bad(usize, String),
+    /// Reading stdin failed (not its end: stdin is a directory, say): the
+    /// session ends there, with `error: reading stdin: …`, exit status 1.
+    ReadError(io::Error),
 }
 
 /// Writes whole lines to stdout (shared by the reader and the main thread),
@@ -150,7 +155,15 @@ fn reader(tx: mpsc::Sender<Line>, stop: Arc<AtomicBool>, out: Out) {
     // A `go` before any `position` is an error line, not a search: it is
     // not counted, so a `quit` after it neither stops nor hides anything.
     let mut has_position = false;
-    while let Ok(Some(read)) = input.next_line() {
+    loop {
+        let read = match input.next_line() {
+            Ok(Some(read)) => read,
+            Ok(None) => break,
+            Err(e) => {
+                let _ = tx.send(Line::ReadError(e));
+                break;
+            }
+        };
         let n = read.number;
         let line = match read.text {
             // The length reported excludes the line end (\n or \r\n).
@@ -367,6 +380,8 @@ fn serve(
                 continue;
             }
             Line::Text(n, t) => (n, t),
+            // After answering every line read before it.
+            Line::ReadError(e) => return Err(anyhow::Error::new(e).context("reading stdin")),
         };
         let err = |msg: String| out.line(&format!("info string error line {n}: {msg}"));
         match parse_d7p_command(&text) {
@@ -464,20 +479,194 @@ type EngineLine = Result<String, String>;
 /// a failure, instead of a write that blocks the run for ever.
 const ENGINE_INPUT_QUEUED: usize = 16;
 
+/// How long an engine told to `quit` may take to exit by itself before its
+/// process group is killed.
+const QUIT_GRACE: Duration = Duration::from_millis(200);
+
 struct Proc {
     child: Child,
     /// To the thread that writes the engine's stdin ([`engine_writer`]).
     input: SyncSender<String>,
     lines: Receiver<EngineLine>,
+    /// Its exit was collected ([`Proc::wait_for`]; its group killed first).
+    reaped: bool,
+    /// Its slot in [`groups`] (unix; `None` when every slot was taken).
+    #[cfg(unix)]
+    slot: Option<usize>,
 }
 
 impl Drop for Proc {
+    /// Sends `quit`, gives the engine [`QUIT_GRACE`] to exit, then kills
+    /// everything it started (on unix its whole process group: the `sh -c`
+    /// and whatever it ran, so nothing keeps running or holds drop7's
+    /// stderr) and reaps it.
     fn drop(&mut self) {
-        // Never blocks: an engine that does not read gets no `quit`.
-        let _ = self.input.try_send("quit".to_string());
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        // Never blocks: an engine that does not read gets no `quit`, nor
+        // any grace.
+        if !self.reaped {
+            // When drop7 is stopping (a signal) it is killed at once.
+            let quit = !stopping() && self.input.try_send("quit".to_string()).is_ok();
+            let deadline = Instant::now() + QUIT_GRACE;
+            while quit && !self.exited() && Instant::now() < deadline {
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            // The leader is not reaped yet, so its pid (the group's id)
+            // cannot have been reused.
+            #[cfg(unix)]
+            groups::kill(self.child.id());
+            #[cfg(not(unix))]
+            let _ = self.child.kill();
+        }
+        // Out of the signal handler's sight before the leader is reaped.
+        #[cfg(unix)]
+        if let Some(slot) = self.slot.take() {
+            groups::unregister(slot);
+        }
+        if !self.reaped {
+            let _ = self.child.wait();
+        }
     }
+}
+
+/// The process groups of the running engines (unix): each engine is started
+/// in a group of its own and its whole group is killed when it is dropped,
+/// or when drop7 is stopped by a signal ([`kill_engines_on_signals`]). A
+/// group of its own also means the terminal's Ctrl-C reaches drop7 only:
+/// drop7 then kills the engines itself.
+#[cfg(unix)]
+mod groups {
+    use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
+
+    /// Room for this many engines at once (one per worker); one started
+    /// beyond that is still killed when dropped, not on a signal.
+    const SLOTS: usize = 1024;
+
+    /// The group ids of the running engines (0: a free slot). Atomics, so
+    /// that a signal handler may read them.
+    static GROUPS: [AtomicI32; SLOTS] = [const { AtomicI32::new(0) }; SLOTS];
+
+    /// Set by a stopping signal: no engine is started any more.
+    pub static STOPPING: AtomicBool = AtomicBool::new(false);
+
+    pub fn register(pid: u32) -> Option<usize> {
+        let pgid = i32::try_from(pid).ok()?;
+        GROUPS.iter().position(|g| {
+            g.compare_exchange(0, pgid, Ordering::SeqCst, Ordering::SeqCst)
+                .is_ok()
+        })
+    }
+
+    pub fn unregister(slot: usize) {
+        GROUPS[slot].store(0, Ordering::SeqCst);
+    }
+
+    /// SIGKILL to the process group `pgid` (async-signal-safe).
+    pub fn kill(pgid: u32) {
+        if let Ok(pgid) = i32::try_from(pgid)
+            && pgid > 1
+        {
+            // SAFETY: kill(2) takes plain integers and touches no memory of
+            // ours; a negative pid names the process group of the engine
+            // (started with process_group(0), so it leads its own group).
+            unsafe {
+                libc::kill(-pgid, libc::SIGKILL);
+            }
+        }
+    }
+
+    /// Stops starting engines and kills every running one's group; only
+    /// atomics and kill(2), so it may run in a signal handler.
+    pub fn kill_all() {
+        STOPPING.store(true, Ordering::SeqCst);
+        for g in &GROUPS {
+            let pgid = g.load(Ordering::SeqCst);
+            if pgid > 1 {
+                kill(pgid.unsigned_abs());
+            }
+        }
+    }
+
+    /// Whether process `pid` (a child not yet reaped) has exited, without
+    /// reaping it.
+    #[cfg(target_os = "linux")]
+    pub fn exited(pid: u32) -> bool {
+        // SAFETY: siginfo_t is plain data, for which all zeroes is valid.
+        let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
+        // SAFETY: `info` is a valid siginfo_t to write to; WNOWAIT leaves
+        // the child waitable (std's wait reaps it later), WNOHANG returns
+        // at once.
+        let r = unsafe {
+            libc::waitid(
+                libc::P_PID,
+                pid as libc::id_t,
+                &mut info,
+                libc::WEXITED | libc::WNOHANG | libc::WNOWAIT,
+            )
+        };
+        // SAFETY: waitid filled `info` (or left it zeroed: si_pid 0).
+        r == 0 && unsafe { info.si_pid() } != 0
+    }
+
+    /// Whether signal `sig` is ignored (as `nohup` leaves SIGHUP).
+    pub fn ignored(sig: i32) -> bool {
+        // SAFETY: sigaction is plain data, for which all zeroes is valid.
+        let mut old: libc::sigaction = unsafe { std::mem::zeroed() };
+        // SAFETY: a null new action only reads the current one into `old`,
+        // a valid sigaction to write to.
+        let r = unsafe { libc::sigaction(sig, std::ptr::null(), &mut old) };
+        r == 0 && old.sa_sigaction == libc::SIG_IGN
+    }
+
+    /// Elsewhere the grace period is waited out in full.
+    #[cfg(not(target_os = "linux"))]
+    pub fn exited(_pid: u32) -> bool {
+        false
+    }
+}
+
+/// Kills every `d7p:` engine (its whole process group) when drop7 gets
+/// SIGINT, SIGTERM or SIGHUP, and from then on starts none; the engines run
+/// in process groups of their own, so the terminal's Ctrl-C no longer
+/// reaches them. `then_exit`: the signal then does what it does by default
+/// (for a command without handlers of its own); otherwise SIGINT and SIGTERM
+/// are left to the handlers registered after this (`play`'s). Installed once.
+pub fn kill_engines_on_signals(then_exit: bool) -> Result<()> {
+    #[cfg(unix)]
+    {
+        use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+        static INSTALLED: AtomicBool = AtomicBool::new(false);
+        if INSTALLED.swap(true, Ordering::SeqCst) {
+            return Ok(());
+        }
+        for sig in [SIGINT, SIGTERM, SIGHUP] {
+            let exit = then_exit || sig == SIGHUP;
+            if exit && groups::ignored(sig) {
+                // Ignored (nohup, a background job): it stays so.
+                continue;
+            }
+            let action = move || {
+                groups::kill_all();
+                if exit {
+                    let _ = signal_hook::low_level::emulate_default_handler(sig);
+                }
+            };
+            // SAFETY: the action is async-signal-safe: atomics, kill(2) and
+            // signal-hook's emulate_default_handler (documented as such).
+            unsafe { signal_hook::low_level::register(sig, action) }
+                .context("installing signal handlers")?;
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = then_exit;
+    Ok(())
+}
+
+/// A signal asked drop7 to stop: engines are neither started nor restarted.
+fn stopping() -> bool {
+    #[cfg(unix)]
+    return groups::STOPPING.load(Ordering::SeqCst);
+    #[cfg(not(unix))]
+    false
 }
 
 /// Writes the lines from `rx` to an engine's stdin, each flushed, until the
@@ -524,31 +713,60 @@ fn engine_reader(stdout: impl io::Read, tx: SyncSender<EngineLine>) {
 }
 
 impl Proc {
+    /// Starts `sh -c cmd` (on unix in a process group of its own, see
+    /// [`groups`]) and checks its handshake.
     fn start(cmd: &str, timeout: Duration) -> Result<Proc, String> {
-        let mut child = Command::new("sh")
+        if stopping() {
+            return Err("drop7 is stopping".into());
+        }
+        let mut command = Command::new("sh");
+        command
             .arg("-c")
             .arg(cmd)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
+            .stderr(Stdio::inherit());
+        #[cfg(unix)]
+        std::os::unix::process::CommandExt::process_group(&mut command, 0);
+        let mut child = command
             .spawn()
             .map_err(|e| format!("cannot start {cmd:?}: {e}"))?;
-        let stdin = child.stdin.take().ok_or("no stdin")?;
-        let stdout = child.stdout.take().ok_or("no stdout")?;
-        let (tx, lines) = mpsc::sync_channel(ENGINE_LINES_BUFFERED);
-        std::thread::spawn(move || engine_reader(stdout, tx));
+        // Owned (so killed when dropped) before anything can fail.
         let (input, rx) = mpsc::sync_channel(ENGINE_INPUT_QUEUED);
-        std::thread::spawn(move || engine_writer(stdin, rx));
+        let (tx, lines) = mpsc::sync_channel(ENGINE_LINES_BUFFERED);
+        let stdin = child.stdin.take();
+        let stdout = child.stdout.take();
+        #[cfg(unix)]
+        let slot = groups::register(child.id());
         let mut p = Proc {
             child,
             input,
             lines,
+            reaped: false,
+            #[cfg(unix)]
+            slot,
         };
+        // A signal that came while it started has killed the engines
+        // registered then: this one is killed here (dropped).
+        if stopping() {
+            return Err("drop7 is stopping".into());
+        }
+        let (stdin, stdout) = stdin.zip(stdout).ok_or("no pipes to the engine")?;
+        std::thread::spawn(move || engine_reader(stdout, tx));
+        std::thread::spawn(move || engine_writer(stdin, rx));
         p.send("d7p")?;
         p.wait_for("d7pok", |l| l == "d7pok", timeout)?;
         p.send("isready")?;
         p.wait_for("readyok", |l| l == "readyok", timeout)?;
         Ok(p)
+    }
+
+    /// Whether the engine has exited (not reaped: see [`groups::exited`]).
+    fn exited(&mut self) -> bool {
+        #[cfg(unix)]
+        return groups::exited(self.child.id());
+        #[cfg(not(unix))]
+        matches!(self.child.try_wait(), Ok(Some(_)))
     }
 
     /// Queues `text` for the engine's stdin without blocking.
@@ -592,8 +810,15 @@ impl Proc {
                     // Its output closed: name how it ended if it has (a
                     // command not found exits 127), waiting a little.
                     for _ in 0..20 {
-                        if let Ok(Some(status)) = self.child.try_wait() {
-                            return Err(format!("engine exited ({status})"));
+                        if self.exited() {
+                            // Whatever it started goes too, before the
+                            // leader is reaped (its pid is the group's id).
+                            #[cfg(unix)]
+                            groups::kill(self.child.id());
+                            if let Ok(Some(status)) = self.child.try_wait() {
+                                self.reaped = true;
+                                return Err(format!("engine exited ({status})"));
+                            }
                         }
                         std::thread::sleep(Duration::from_millis(5));
                     }
@@ -711,6 +936,10 @@ impl Policy for D7pPolicy {
             Err(e) => {
                 self.proc = None;
                 count(self.seed, true);
+                if stopping() {
+                    // Killed by drop7 on a signal: the game is abandoned.
+                    return first_legal;
+                }
                 self.failures_in_a_row += 1;
                 if self.failures_in_a_row < MAX_CONSECUTIVE_FAILURES {
                     eprintln!("warning: d7p engine {:?}: {e}; restarting it", self.cmd);

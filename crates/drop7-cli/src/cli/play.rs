@@ -494,6 +494,10 @@ impl Signals {
     fn install() -> Result<Signals> {
         let stop = Arc::new(AtomicBool::new(false));
         let which = Arc::new(AtomicUsize::new(0));
+        // Registered before the handlers below (they run in that order):
+        // `d7p:` engines, in process groups of their own, are killed at the
+        // first signal (and SIGHUP ends the run as it did).
+        super::d7p::kill_engines_on_signals(false)?;
         for (sig, code) in [(SIGINT, 130), (SIGTERM, 143)] {
             // Registered first: exits at once when `stop` is already set.
             signal_hook::flag::register_conditional_shutdown(sig, code, Arc::clone(&stop))

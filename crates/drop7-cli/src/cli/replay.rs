@@ -7,7 +7,7 @@
 use std::io::{self, Write};
 use std::path::PathBuf;
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 use clap::Args;
 use drop7::tape::{Replay, replay};
 use serde::Serialize;
@@ -55,9 +55,9 @@ pub fn run(args: &ReplayArgs) -> Result<bool> {
             tape: path.display().to_string(),
             replay: &r,
         };
-        writeln!(out, "{}", serde_json::to_string(&line)?)?;
+        writeln!(out, "{}", serde_json::to_string(&line)?).context("writing to stdout")?;
     }
-    out.flush()?;
+    out.flush().context("writing to stdout")?;
     Ok(all_ok)
 }
 

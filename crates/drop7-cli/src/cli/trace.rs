@@ -48,6 +48,11 @@ struct RootLine {
 /// Runs `drop7 trace`.
 pub fn run(args: &TraceArgs) -> Result<()> {
     let setup = args.game.resolve(args.games)?;
+    if let super::spec::PolicySpec::D7p(_) = &setup.policy {
+        // The engines run in process groups of their own: a Ctrl-C reaches
+        // drop7 only, which kills them on its way out.
+        super::d7p::kill_engines_on_signals(true)?;
+    }
     let stdout = io::stdout();
     let mut out = BufWriter::with_capacity(1 << 16, stdout.lock());
     with_engine!(setup.engine, |engine| with_policy!(setup, |make| {
