@@ -181,7 +181,7 @@ fn board_from(py: Python<'_>, obj: &Bound<'_, PyAny>) -> PyResult<Board> {
         let text = s.to_cow()?;
         return parse_cells(&text)
             .map(|c| Board::from_cells(&c))
-            .map_err(|e| value_error(format!("board: {e}")));
+            .map_err(|e| value_error(e.to_string()));
     }
     let np = py.import("numpy")?;
     let arr = np.call_method1("asarray", (obj,)).map_err(|e| {
@@ -223,7 +223,7 @@ fn board_from(py: Python<'_>, obj: &Bound<'_, PyAny>) -> PyResult<Board> {
     }
     parse_cells(&text)
         .map(|c| Board::from_cells(&c))
-        .map_err(|e| value_error(format!("board: {e}")))
+        .map_err(|e| value_error(e.to_string()))
 }
 
 fn shape_text(shape: &[usize]) -> String {

@@ -178,3 +178,12 @@ def test_board_cell_out_of_range_is_named_as_given():
         drop7.Game.from_board(board, 1)
     with pytest.raises(ValueError, match=r"board\[2, 3\] is 18446744073709551615"):
         drop7.leaf({"board": board, "next": 1, "movesRemaining": 5})
+
+
+def test_board_string_errors_say_board_once():
+    """A malformed board string is named once ("board must have …"), not "board: board …"."""
+    with pytest.raises(ValueError, match=r"^board must have 49 characters, got 48$"):
+        drop7.Game.from_board("0" * 48, 1)
+    floating = "0" * 21 + "1" + "0" * 27
+    with pytest.raises(ValueError, match=r"^board column 0 is not bottom-packed"):
+        drop7.Game.from_board(floating, 1)
