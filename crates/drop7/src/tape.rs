@@ -249,7 +249,7 @@ fn parse(text: &str) -> Result<Parsed, (FormatError, Option<u32>)> {
         if let Some(v) = obj.get(key) {
             let x = v.as_u64().ok_or_else(|| {
                 (
-                    FormatError(format!("{key} must be an integer, got {v}")),
+                    FormatError(format!("{key} must be an integer 0 or more, got {v}")),
                     None,
                 )
             })?;
@@ -282,7 +282,9 @@ fn parse(text: &str) -> Result<Parsed, (FormatError, Option<u32>)> {
                 .map(|(i, x)| {
                     x.as_u64().ok_or_else(|| {
                         (
-                            FormatError(format!("scores[{i}] must be an integer, got {x}")),
+                            FormatError(format!(
+                                "scores[{i}] must be an integer 0 or more, got {x}"
+                            )),
                             Some(i as u32 + 1),
                         )
                     })
