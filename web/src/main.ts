@@ -322,6 +322,7 @@ function enterReplay(r: Replay): void {
   epoch++;
   stopAll();
   replay = { r, pos: 0, running: false };
+  replayPending = 0;
   $("replay-controls").hidden = false;
   $("replay-title").textContent = r.title;
   showSeed();
@@ -340,6 +341,7 @@ function leaveReplay(): void {
   epoch++;
   replay.running = false;
   replay = null;
+  replayPending = 0;
   $("replay-controls").hidden = true;
   if (game) showSeed();
 }
@@ -350,8 +352,15 @@ function showReplayPos(): void {
   $("replay-run").textContent = replay.running ? "Pause" : "Play";
 }
 
+/** Steps asked for (arrow keys, buttons) while a replayed move was animated: taken after it. */
+let replayPending = 0;
+
 async function replayStep(delta: number): Promise<void> {
-  if (!replay || busy) return;
+  if (!replay) return;
+  if (busy) {
+    replayPending += delta;
+    return;
+  }
   const { r } = replay;
   const target = Math.max(0, Math.min(r.steps.length, replay.pos + delta));
   if (target === replay.pos) return;
@@ -367,6 +376,10 @@ async function replayStep(delta: number): Promise<void> {
     show(target === 0 ? r.start : r.steps[target - 1].state);
   }
   showReplayPos();
+  // Keys pressed during the animation: one more animates, several jump.
+  const more = replayPending;
+  replayPending = 0;
+  if (more !== 0) await replayStep(more);
 }
 
 async function replayRun(): Promise<void> {

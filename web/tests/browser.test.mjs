@@ -420,6 +420,14 @@ test("dropped files: a tape replays move by move; corrupt and foreign files get 
     assert.equal(s.score, lines[k - 1].score);
   }
   await page.screenshot({ path: `${SHOTS}/replay-tape.png` });
+  // Arrow keys pressed while a move is animated are not lost: three quick presses, three moves.
+  const at = Math.min(25, lines.length);
+  if (at + 3 <= lines.length) {
+    for (let k = 0; k < 3; k++) await page.keyboard.press("ArrowRight");
+    await settled(page, at + 3);
+    assert.equal((await read(page)).board, lines[at + 2].board);
+    assert.match(await page.textContent("[data-testid=replay-pos]"), new RegExp(`^${at + 3}/`));
+  }
   // A trace file replays too (and is re-played on its driver).
   const traceText = drop7(["trace", "--policy", "random", "--seed-start", "9"]);
   await page.setInputFiles("[data-testid=file]", { name: "t.jsonl", mimeType: "text/plain", buffer: Buffer.from(traceText) });
