@@ -11,7 +11,7 @@ use std::process::{Command, Output, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
 
-use common::{data_path, read_lines_gz};
+use common::{data_path, fails, read_lines_gz};
 use serde_json::Value;
 
 const EXE: &str = env!("CARGO_BIN_EXE_drop7");
@@ -1482,4 +1482,193 @@ fn d7p_engines_die_with_an_interrupted_run() {
             assert_eq!(status.signal(), Some(2), "{name}: {status:?} {err}");
         }
     }
+}
+
+/// A run whose policy cannot start (a D7P engine failing its handshake, a bad
+/// `DROP7_D7P_TIMEOUT_MS`) loses nothing: with `--force` the existing `--out`
+/// and `--trace` keep their bytes (they are emptied only once the engine
+/// started), and `--resume` keeps an interrupted record's tail.
+#[test]
+fn a_policy_that_cannot_start_empties_no_file() {
+    let dir = scratch("no-start");
+    let (out, trace) = (dir.join("w.jsonl"), dir.join("wt"));
+    let (o, t) = (out.to_str().unwrap(), trace.to_str().unwrap());
+    let round = rounds()[0].clone();
+    let seeds = ["play", "--games", "2", "--trace", t];
+    let rounds_run = ["play", "--round", round.as_str(), "--trace", t];
+    for run in [&seeds[..], &rounds_run[..]] {
+        std::fs::write(&out, "precious records\n").unwrap();
+        std::fs::write(&trace, "precious trace\n").unwrap();
+        let mut args = run.to_vec();
+        args.extend(["--policy", "d7p:false", "--out", o, "--force"]);
+        fails(&args, &["d7p engine \"false\" failed its handshake"]);
+        assert_eq!(std::fs::read_to_string(&out).unwrap(), "precious records\n");
+        assert_eq!(std::fs::read_to_string(&trace).unwrap(), "precious trace\n");
+    }
+    // --resume: the kept records and the interrupted tail stay until the run starts.
+    let policy = format!("d7p:{EXE} d7p");
+    let args = ["play", "--games", "3", "--policy", &policy, "--out", o];
+    ok(&[&args[..], &["--force"]].concat());
+    let first = std::fs::read_to_string(&out)
+        .unwrap()
+        .lines()
+        .next()
+        .unwrap()
+        .to_string();
+    let cut = format!("{first}\n{{\"seed\":\"0x");
+    std::fs::write(&out, &cut).unwrap();
+    let o2 = Command::new(EXE)
+        .args([&args[..], &["--resume"]].concat())
+        .env("DROP7_D7P_TIMEOUT_MS", "soon")
+        .output()
+        .unwrap();
+    assert_eq!(o2.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o2.stderr).contains("DROP7_D7P_TIMEOUT_MS"));
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), cut);
+    ok(&[&args[..], &["--resume"]].concat());
+    assert_eq!(jsonl(&out).len(), 3);
+}
+
+/// `--tapes` names a round's tape after its `id` only when the id is a plain
+/// file name: `../x`, `/abs`, ``, `..`, a control character or over 200
+/// bytes are refused before anything is written (naming file and id); the
+/// summary line shows an id with a newline escaped, on one line.
+#[test]
+fn round_ids_that_are_no_file_name_are_refused_for_tapes() {
+    let dir = scratch("round-ids");
+    let tapes = dir.join("t");
+    let out = dir.join("r.jsonl");
+    let base: Value =
+        serde_json::from_str(&std::fs::read_to_string(&rounds()[0]).unwrap()).unwrap();
+    let long = "x".repeat(201);
+    for (id, why) in [
+        ("../escaped", "contains a / or \\"),
+        ("/tmp/drop7-abs", "contains a / or \\"),
+        ("a\\b", "contains a / or \\"),
+        ("", "it is empty"),
+        ("..", "names a folder"),
+        ("a\nb", "control character"),
+        (long.as_str(), "201 bytes long (limit 200)"),
+    ] {
+        let mut r = base.clone();
+        r["id"] = Value::from(id);
+        let file = dir.join("bad.json");
+        std::fs::write(&file, r.to_string()).unwrap();
+        let f = file.to_str().unwrap();
+        fails(
+            &[
+                "play",
+                "--round",
+                f,
+                "--policy",
+                "greedy",
+                "--tapes",
+                tapes.to_str().unwrap(),
+                "--out",
+                out.to_str().unwrap(),
+            ],
+            &[
+                &format!("round file {f}: id {id:?} cannot name its tape file"),
+                why,
+            ],
+        );
+        assert!(!tapes.exists() && !out.exists(), "{id:?}");
+        assert!(!dir.join("escaped.tape.json").exists());
+        // Without --tapes any string is an id (formats.md); the summary stays one line per round.
+        let shown = ok(&["play", "--round", f, "--policy", "greedy"]);
+        let line = shown.lines().next().unwrap();
+        assert!(line.starts_with("round      "), "{shown}");
+        if id.contains('\n') {
+            assert!(line.starts_with("round      \"a\\nb\" score "), "{line}");
+        }
+    }
+    assert!(!std::path::Path::new("/tmp/drop7-abs.tape.json").exists());
+}
+
+/// `--tapes` overwrites an existing tape only with `--force` (as `--out` and
+/// `--trace`): refused before the run starts, naming the file; two rounds with
+/// one id (a file given twice) are refused, even with `--force`.
+#[test]
+fn tapes_are_not_overwritten_without_force() {
+    let dir = scratch("tapes-force");
+    let tapes = dir.join("t4");
+    let out = dir.join("g.jsonl");
+    let (t, o) = (tapes.to_str().unwrap(), out.to_str().unwrap());
+    std::fs::create_dir_all(&tapes).unwrap();
+    let precious = tapes.join("0x00000002.tape.json");
+    std::fs::write(&precious, "precious\n").unwrap();
+    let args = [
+        "play", "--games", "3", "--policy", "greedy", "--tapes", t, "--out", o,
+    ];
+    fails(
+        &args,
+        &[
+            &format!("--tapes {} exists", precious.display()),
+            "add --force",
+        ],
+    );
+    assert_eq!(std::fs::read_to_string(&precious).unwrap(), "precious\n");
+    assert!(!out.exists());
+    assert_eq!(std::fs::read_dir(&tapes).unwrap().count(), 1);
+    // Tapes of other seeds are not this run's: kept, and the run goes on.
+    ok(&["play", "--games", "1", "--policy", "greedy", "--tapes", t]);
+    assert_eq!(std::fs::read_to_string(&precious).unwrap(), "precious\n");
+    ok(&[&args[..], &["--force"]].concat());
+    let o2 = ok(&["replay", precious.to_str().unwrap()]);
+    assert!(o2.contains("\"valid\":true"), "{o2}");
+    // Rounds: an existing tape, then one round file given twice.
+    let round = rounds()[0].clone();
+    let rtape = tapes.join("gauntlet-01.tape.json");
+    std::fs::write(&rtape, "precious\n").unwrap();
+    fails(
+        &[
+            "play", "--round", &round, "--policy", "greedy", "--tapes", t,
+        ],
+        &[&format!("--tapes {} exists", rtape.display())],
+    );
+    assert_eq!(std::fs::read_to_string(&rtape).unwrap(), "precious\n");
+    fails(
+        &[
+            "play", "--round", &round, &round, "--policy", "greedy", "--tapes", t, "--force",
+        ],
+        &["is given twice with --tapes", "gauntlet-01.tape.json"],
+    );
+    assert_eq!(std::fs::read_to_string(&rtape).unwrap(), "precious\n");
+    ok(&[
+        "play", "--round", &round, "--policy", "greedy", "--tapes", t, "--force",
+    ]);
+    assert_ne!(std::fs::read_to_string(&rtape).unwrap(), "precious\n");
+}
+
+/// Files read whole (tapes, rounds) are capped at 256 MiB and record lines
+/// at 1 MiB, measured while reading: an endless input (`/dev/zero`) is
+/// refused at once with a line naming it, not read into memory.
+#[cfg(unix)]
+#[test]
+fn endless_inputs_are_refused_not_read_whole() {
+    let o = drop7(&["replay", "/dev/zero"]);
+    assert_eq!(o.status.code(), Some(1));
+    let line = String::from_utf8(o.stdout).unwrap();
+    assert!(
+        line.contains("cannot read /dev/zero: larger than 256 MiB"),
+        "{line}"
+    );
+    fails(
+        &["play", "--round", "/dev/zero"],
+        &["round file /dev/zero: larger than 256 MiB"],
+    );
+    fails(
+        &["show", "/dev/zero"],
+        &["tape /dev/zero: larger than 256 MiB"],
+    );
+    fails(
+        &["summary", "/dev/zero"],
+        &["/dev/zero: line 1 is longer than 1048576 bytes"],
+    );
+    let dir = scratch("endless");
+    let m = dir.join("m.jsonl");
+    fails(
+        &["merge", m.to_str().unwrap(), "/dev/zero"],
+        &["/dev/zero: line 1 is longer than 1048576 bytes"],
+    );
 }

@@ -91,8 +91,13 @@ impl<'a> RecordLine<'a> {
     }
 }
 
+/// Longest record line read, in bytes with its `\n`: 1 MiB (a record is
+/// under 2 kB; the limit `--resume` also sets on trace lines). A longer line
+/// (or an endless one, `/dev/zero`) is an error, not a line held in memory.
+pub const MAX_RECORD_LINE_BYTES: u64 = 1 << 20;
+
 /// The one reader of record files (`summary`, `compare`, `merge`, `play
-/// --resume`): line by line, without a length limit, reporting an
+/// --resume`): line by line, each at most [`MAX_RECORD_LINE_BYTES`], reporting an
 /// unfinished last line (no `\n`: an interrupted run) as not `complete`
 /// rather than dropping it. A UTF-8 byte-order mark before the first line is
 /// skipped. Parse each line with [`parse_record_line`].
@@ -126,14 +131,27 @@ impl<R: std::io::BufRead> RecordLines<R> {
     /// The next line; `Ok(None)` at the end of the file.
     ///
     /// # Errors
-    /// An I/O error of the reader.
+    /// An I/O error of the reader; `InvalidData` naming the line when it is
+    /// longer than [`MAX_RECORD_LINE_BYTES`].
     pub fn next_line(&mut self) -> std::io::Result<Option<RecordLine<'_>>> {
+        use std::io::{BufRead, Read};
         self.buf.clear();
-        let n = self.reader.read_until(b'\n', &mut self.buf)?;
+        let n = (&mut self.reader)
+            .take(MAX_RECORD_LINE_BYTES)
+            .read_until(b'\n', &mut self.buf)?;
         if n == 0 {
             return Ok(None);
         }
         self.number += 1;
+        if n as u64 == MAX_RECORD_LINE_BYTES && self.buf.last() != Some(&b'\n') {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                format!(
+                    "line {} is longer than {MAX_RECORD_LINE_BYTES} bytes (not a game record)",
+                    self.number
+                ),
+            ));
+        }
         let complete = self.buf.last() == Some(&b'\n');
         let bytes = if complete {
             &self.buf[..n - 1]

@@ -93,6 +93,32 @@ pub fn main() -> ExitCode {
     }
 }
 
+/// Largest file read whole (a tape, a scripted round, `show`'s tape): 256 MiB,
+/// eight times the web page's limit for a dropped file (`MAX_FILE_BYTES`,
+/// 32 MiB, in web/src/main.ts) and far above any real one (a round or tape of
+/// a million moves is a few MB). Checked while reading, so an endless input
+/// (`/dev/zero`, a FIFO) is refused without filling the memory.
+pub const MAX_FILE_BYTES: u64 = 256 << 20;
+
+/// Reads `path` whole, refusing more than [`MAX_FILE_BYTES`] (an
+/// `InvalidData` error: "larger than 256 MiB (the limit for a file read whole)").
+pub fn read_capped(path: &std::path::Path) -> io::Result<Vec<u8>> {
+    use std::io::Read;
+    let file = std::fs::File::open(path)?;
+    let mut bytes = Vec::new();
+    file.take(MAX_FILE_BYTES + 1).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > MAX_FILE_BYTES {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!(
+                "larger than {} MiB (the limit for a file read whole)",
+                MAX_FILE_BYTES >> 20
+            ),
+        ));
+    }
+    Ok(bytes)
+}
+
 /// Help and version go out as clap prints them (a failed write to stdout is an
 /// error, exit status 1; a closed pipe ends quietly); a usage error becomes
 /// one `error: …` line (the usage text is left to `--help`), exit status 2.

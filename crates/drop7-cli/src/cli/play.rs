@@ -58,8 +58,8 @@ pub struct PlayArgs {
     /// missing or empty file starts the run fresh.
     #[arg(long)]
     resume: bool,
-    /// Overwrite a non-empty --out (without --resume, an existing non-empty
-    /// file is refused).
+    /// Overwrite a non-empty --out or --trace, and existing tapes in --tapes
+    /// (without --resume, an existing non-empty file is refused).
     #[arg(long)]
     force: bool,
     /// Play only shard I of N (1 <= I <= N): the I-th of N contiguous,
@@ -82,7 +82,8 @@ pub struct PlayArgs {
     round: Vec<PathBuf>,
     /// Also write every game as a recorded tape (`drop7-recorded-game-v2`)
     /// into DIR, one file per game: `SEED.tape.json` (e.g. 0x00000001) or
-    /// `ROUND-ID.tape.json`.
+    /// `ROUND-ID.tape.json` (the id a plain file name). A tape already there
+    /// is refused without --force.
     #[arg(long, value_name = "DIR")]
     tapes: Option<PathBuf>,
     /// Also write every move of every game in the trace format (the lines
@@ -170,7 +171,8 @@ pub fn run(args: &PlayArgs) -> Result<()> {
 
     // Open and lock the trace and record files (keeping a resumable prefix)
     // before playing anything; a file created here is removed if the run
-    // cannot start.
+    // cannot start, and none is emptied or cut before the policy is ready
+    // (`NewFiles::start`, in the policy's body below).
     let mut new = NewFiles::default();
     let mut tracer = None;
     let mut trace_check = None;
@@ -209,12 +211,34 @@ pub fn run(args: &PlayArgs) -> Result<()> {
             Some(BufWriter::with_capacity(1 << 16, file))
         }
     };
+    if let Some(dir) = &args.tapes {
+        // The tapes of the games this run plays (with --resume, those of the
+        // games it plays again are its own: replaced).
+        let (start, games) = (
+            nth_seed(range.seed_start, kept.stats.games),
+            range.games - kept.stats.games,
+        );
+        let ours = |name: &str| {
+            name.strip_suffix(".tape.json")
+                .and_then(|s| s.strip_prefix("0x"))
+                .filter(|h| {
+                    h.len() == 8
+                        && h.bytes()
+                            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+                })
+                .and_then(|h| u32::from_str_radix(h, 16).ok())
+                .is_some_and(|seed| {
+                    games > u64::from(u32::MAX) || u64::from(seed.wrapping_sub(start)) < games
+                })
+        };
+        super::rounds::refuse_existing_tapes(dir, args.force || args.resume, ours)?;
+    }
     if let Some(t) = tracer.as_mut() {
         let next = (
             nth_seed(range.seed_start, kept.stats.games),
             range.games - kept.stats.games,
         );
-        t.begin(trace_check.take(), next)?;
+        t.begin(trace_check.take(), next, &mut new)?;
     }
     let book = tracer.as_ref().map(|t| t.book.clone());
 
@@ -249,7 +273,6 @@ pub fn run(args: &PlayArgs) -> Result<()> {
     }
     setup.workers = cfg.workers();
     let signals = Signals::install()?;
-    new.keep();
     let fair = matches!(setup.policy, PolicySpec::Fair(_));
     let moves_live = AtomicU64::new(0);
     let ctl = RunControl {
@@ -323,6 +346,7 @@ pub fn run(args: &PlayArgs) -> Result<()> {
         }
     };
     let summary = if cfg.games == 0 {
+        new.start()?;
         CohortSummary {
             stats: CohortStats::default(),
             elapsed: Duration::ZERO,
@@ -332,29 +356,35 @@ pub fn run(args: &PlayArgs) -> Result<()> {
     } else {
         let r = std::thread::scope(|scope| {
             let ticker = progress.spawn_ticker(scope, &moves_live);
-            let r = with_engine!(setup.engine, |engine| with_policy!(setup, |make| {
-                match &args.tapes {
-                    None => {
-                        let noting = || Noting::new(make(), book.clone());
-                        run_cohort_with(engine, noting, &cfg, &ctl, &mut on_record)
-                    }
-                    Some(dir) => {
-                        let taping = || {
-                            Noting::new(
-                                super::rounds::Taping::new(
-                                    make(),
-                                    dir.clone(),
-                                    setup.driver,
-                                    setup.policy.to_string(),
-                                    tape_errors.clone(),
-                                ),
-                                book.clone(),
-                            )
-                        };
-                        run_cohort_with(engine, taping, &cfg, &ctl, &mut on_record)
-                    }
-                }
-            }));
+            // The policy is ready (a D7P engine passed its handshake, the
+            // tables are allocated): only now are the files emptied or cut.
+            // In a closure: a policy that cannot start still stops the ticker.
+            let r = (|| {
+                with_engine!(setup.engine, |engine| with_policy!(setup, |make| {
+                    new.start().map(|()| match &args.tapes {
+                        None => {
+                            let noting = || Noting::new(make(), book.clone());
+                            run_cohort_with(engine, noting, &cfg, &ctl, &mut on_record)
+                        }
+                        Some(dir) => {
+                            let taping = || {
+                                Noting::new(
+                                    super::rounds::Taping::new(
+                                        make(),
+                                        dir.clone(),
+                                        setup.driver,
+                                        setup.policy.to_string(),
+                                        tape_errors.clone(),
+                                    ),
+                                    book.clone(),
+                                )
+                            };
+                            run_cohort_with(engine, taping, &cfg, &ctl, &mut on_record)
+                        }
+                    })
+                }))
+                .and_then(|r| r)
+            })();
             progress.finish();
             drop(ticker);
             r
@@ -675,22 +705,70 @@ struct Kept {
     dropped_bytes: u64,
 }
 
-/// The files a run created while setting up (`--out`, `--trace`): removed
-/// if the run cannot start (dropped before [`NewFiles::keep`]), so a refused
-/// run leaves nothing behind. A file that existed before is never listed.
+/// The files a run opened while setting up (`--out`, `--trace`): a file it
+/// created is removed if the run cannot start (dropped before
+/// [`NewFiles::start`]), so a refused run leaves nothing behind (a file that
+/// existed before is never listed); and no file is emptied or cut (`--force`,
+/// `--resume`) before [`NewFiles::start`], which runs once the policy (a D7P
+/// engine's handshake, a transposition table) is ready: a run that cannot
+/// start loses nothing already written.
 #[derive(Default)]
-pub struct NewFiles(Vec<PathBuf>);
+pub struct NewFiles {
+    created: Vec<PathBuf>,
+    /// Files to cut to a length (and position at their end) when the run starts.
+    cuts: Vec<Cut>,
+}
+
+struct Cut {
+    file: File,
+    len: u64,
+    flag: &'static str,
+    path: PathBuf,
+}
 
 impl NewFiles {
-    /// The run starts: the files stay, whatever happens next.
-    pub(super) fn keep(&mut self) {
-        self.0.clear();
+    /// Cuts `file` (of option `flag`) to `len` bytes when the run starts,
+    /// leaving it positioned at its end (`file` shares its offset with the
+    /// handle the run writes through).
+    pub(super) fn cut_at_start(
+        &mut self,
+        file: &File,
+        len: u64,
+        flag: &'static str,
+        path: &Path,
+    ) -> Result<()> {
+        let file = file
+            .try_clone()
+            .with_context(|| format!("cannot open {flag} {}", path.display()))?;
+        self.cuts.push(Cut {
+            file,
+            len,
+            flag,
+            path: path.to_path_buf(),
+        });
+        Ok(())
+    }
+
+    /// The run starts: the pending cuts are made, and the files stay,
+    /// whatever happens next.
+    pub(super) fn start(&mut self) -> Result<()> {
+        self.created.clear();
+        for mut c in self.cuts.drain(..) {
+            let shown = c.path.display();
+            c.file
+                .set_len(c.len)
+                .with_context(|| format!("cannot truncate {} {shown}", c.flag))?;
+            c.file
+                .seek(SeekFrom::End(0))
+                .with_context(|| format!("cannot seek {} {shown}", c.flag))?;
+        }
+        Ok(())
     }
 }
 
 impl Drop for NewFiles {
     fn drop(&mut self) {
-        for path in self.0.drain(..) {
+        for path in self.created.drain(..) {
             let _ = std::fs::remove_file(path);
         }
     }
@@ -708,7 +786,7 @@ pub(super) fn open_locked(path: &Path, flag: &str, new: &mut NewFiles) -> Result
     // file, a device, a link) is opened as before and never removed.
     let file = match options.clone().create_new(true).open(path) {
         Ok(f) => {
-            new.0.push(path.to_path_buf());
+            new.created.push(path.to_path_buf());
             f
         }
         Err(_) => options
@@ -727,10 +805,10 @@ pub(super) fn open_locked(path: &Path, flag: &str, new: &mut NewFiles) -> Result
 }
 
 /// Opens and locks `--out`. Without `--resume`: refuses an existing non-empty
-/// file unless `--force`, else empties it. With `--resume`: streams the file
-/// and keeps the longest prefix of complete records of this run (seed by
-/// seed, identity field by field), drops only an interrupted last record, and
-/// positions at the end. Anything else is refused with the file untouched.
+/// file unless `--force`, else empties it when the run starts. With
+/// `--resume`: streams the file and keeps the longest prefix of complete
+/// records of this run (seed by seed, identity field by field), drops only an
+/// interrupted last record and positions at the end, when the run starts. Anything else is refused with the file untouched.
 fn open_out(
     path: &Path,
     args: &PlayArgs,
@@ -740,7 +818,7 @@ fn open_out(
     new: &mut NewFiles,
 ) -> Result<(File, Kept)> {
     let shown = path.display();
-    let mut file = open_locked(path, "--out", new)?;
+    let file = open_locked(path, "--out", new)?;
     let len = file
         .metadata()
         .with_context(|| format!("cannot read --out {shown}"))?
@@ -757,8 +835,7 @@ fn open_out(
         }
         // A device or pipe (e.g. /dev/null) is written as it is.
         if regular {
-            file.set_len(0)
-                .with_context(|| format!("cannot truncate --out {shown}"))?;
+            new.cut_at_start(&file, 0, "--out", path)?;
         }
         return Ok((file, Kept::default()));
     }
@@ -828,10 +905,7 @@ fn open_out(
     }
     drop(lines);
     kept.dropped_bytes = len - pos;
-    file.set_len(pos)
-        .with_context(|| format!("cannot truncate --out {shown}"))?;
-    file.seek(SeekFrom::End(0))
-        .with_context(|| format!("cannot seek --out {shown}"))?;
+    new.cut_at_start(&file, pos, "--out", path)?;
     Ok((file, kept))
 }
 

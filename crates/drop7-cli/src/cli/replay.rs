@@ -38,7 +38,7 @@ pub fn run(args: &ReplayArgs) -> Result<bool> {
     let mut out = io::stdout().lock();
     let mut all_ok = true;
     for path in &args.tapes {
-        let r = match std::fs::read(path) {
+        let r = match super::read_capped(path) {
             Err(e) => bad(format!("cannot read {}: {e}", path.display())),
             Ok(bytes) => match String::from_utf8(bytes) {
                 Err(_) => bad("the file is not UTF-8 text".into()),

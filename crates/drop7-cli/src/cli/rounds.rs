@@ -45,6 +45,118 @@ fn write_tape(dir: &Path, name: &str, tape: &Tape) -> Result<(), String> {
     fs::write(&path, text + "\n").map_err(|e| format!("writing tape {}: {e}", path.display()))
 }
 
+/// Longest round `id` written as a tape file name (`ID.tape.json`), in bytes.
+pub const MAX_TAPE_ID_BYTES: usize = 200;
+
+/// Why a round's `id` cannot name its tape file `DIR/ID.tape.json` (the
+/// format allows any string; `--tapes` takes only a plain file name).
+fn tape_id_problem(id: &str) -> Option<String> {
+    if id.is_empty() {
+        Some("it is empty".into())
+    } else if id == "." || id == ".." {
+        Some(format!("{id} names a folder"))
+    } else if id.contains(['/', '\\']) {
+        Some("it contains a / or \\".into())
+    } else if id.chars().any(char::is_control) {
+        Some("it contains a control character".into())
+    } else if id.len() > MAX_TAPE_ID_BYTES {
+        Some(format!(
+            "it is {} bytes long (limit {MAX_TAPE_ID_BYTES})",
+            id.len()
+        ))
+    } else {
+        None
+    }
+}
+
+/// A round's `id` as shown on a line of text: `{:?}`-quoted if it holds a
+/// control character (a newline cannot split the line).
+pub fn shown_id(id: &str) -> String {
+    if id.chars().any(char::is_control) {
+        format!("{id:?}")
+    } else {
+        id.to_string()
+    }
+}
+
+/// Refuses (nothing changed) when `dir` already holds a tape this run would
+/// write (`ours` says which file names are), unless `force`: `--tapes`
+/// overwrites only with `--force`, as `--out` and `--trace` do.
+pub fn refuse_existing_tapes(dir: &Path, force: bool, ours: impl Fn(&str) -> bool) -> Result<()> {
+    if force {
+        return Ok(());
+    }
+    let entries = match fs::read_dir(dir) {
+        Ok(e) => e,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => {
+            return Err(e)
+                .with_context(|| format!("cannot read --tapes directory {}", dir.display()));
+        }
+    };
+    let mut found: Vec<String> = Vec::new();
+    for entry in entries {
+        let entry =
+            entry.with_context(|| format!("cannot read --tapes directory {}", dir.display()))?;
+        if let Some(name) = entry.file_name().to_str()
+            && ours(name)
+        {
+            found.push(name.to_string());
+        }
+    }
+    found.sort();
+    let Some(first) = found.first() else {
+        return Ok(());
+    };
+    let more = match found.len() - 1 {
+        0 => String::new(),
+        n => format!(" (and {} more of this run's tapes)", n),
+    };
+    bail!(
+        "--tapes {} exists{more}: add --force to overwrite (nothing was changed)",
+        dir.join(first).display()
+    )
+}
+
+/// Checks the tape names of `rounds` (read from `files`) before anything is
+/// written: each `id` a plain file name, no two alike, none already in `dir`
+/// unless `force`.
+fn check_round_tapes(
+    dir: &Path,
+    files: &[PathBuf],
+    rounds: &[ScriptedRound],
+    force: bool,
+) -> Result<()> {
+    let mut names: std::collections::HashMap<String, &Path> = std::collections::HashMap::new();
+    for (f, r) in files.iter().zip(rounds) {
+        if let Some(why) = tape_id_problem(&r.id) {
+            bail!(
+                "round file {}: id {:?} cannot name its tape file with --tapes: {why} (nothing was changed)",
+                f.display(),
+                r.id
+            );
+        }
+        let name = format!("{}.tape.json", r.id);
+        if let Some(other) = names.insert(name.clone(), f) {
+            if other == f.as_path() {
+                bail!(
+                    "round file {} is given twice with --tapes: both tapes would be {} (nothing was changed)",
+                    f.display(),
+                    dir.join(&name).display()
+                );
+            }
+            bail!(
+                "round files {} and {} both have id {:?}: both tapes would be {} (nothing was changed)",
+                other.display(),
+                f.display(),
+                r.id,
+                dir.join(&name).display()
+            );
+        }
+    }
+    refuse_existing_tapes(dir, force, |n| names.contains_key(n))
+}
+
 /// A policy wrapper that notes each game's columns and writes its tape when
 /// the next game starts (or the worker ends): the tape is rebuilt from
 /// (seed, driver, columns) on the packed engine, its reveal values written down.
@@ -191,9 +303,9 @@ fn open_round_out(path: &Path, force: bool, new: &mut super::play::NewFiles) -> 
             "--out {shown} exists and is not empty: add --force to overwrite it (a round run is not resumable; nothing was changed)"
         );
     }
+    // Emptied when the run starts; a device or pipe is written as it is.
     if meta.is_file() {
-        file.set_len(0)
-            .with_context(|| format!("cannot truncate --out {shown}"))?;
+        new.cut_at_start(&file, 0, "--out", path)?;
     }
     Ok(file)
 }
@@ -210,8 +322,8 @@ pub fn run(
     let setup = game.resolve(1)?;
     let mut rounds = Vec::new();
     for f in files {
-        let text =
-            fs::read(f).with_context(|| format!("cannot read round file {}", f.display()))?;
+        let text = super::read_capped(f)
+            .with_context(|| format!("cannot read round file {}", f.display()))?;
         let text = String::from_utf8(text)
             .map_err(|_| anyhow!("round file {}: not UTF-8 text", f.display()))?;
         let r =
@@ -219,6 +331,7 @@ pub fn run(
         rounds.push(r);
     }
     if let Some(dir) = tapes {
+        check_round_tapes(dir, files, &rounds, force)?;
         fs::create_dir_all(dir)
             .with_context(|| format!("cannot create --tapes directory {}", dir.display()))?;
     }
@@ -241,7 +354,7 @@ pub fn run(
                 u32::MAX,
                 &mut new,
             )?;
-            t.begin(None, (0, 0))?;
+            t.begin(None, (0, 0), &mut new)?;
             Some(t)
         }
     };
@@ -258,15 +371,18 @@ pub fn run(
         Some(t) => t,
         None => available_threads(),
     };
-    new.keep();
     let setup = super::spec::GameSetup {
         workers: threads.clamp(1, rounds.len().max(1)),
         ..setup
     };
     let started = std::time::Instant::now();
+    // The files are emptied only once the policy is ready (a D7P engine
+    // passed its handshake, the tables are allocated).
     let results = with_engine!(setup.engine, |engine| with_policy!(setup, |make| {
-        play_all(engine, make, &rounds, &labels, threads)
-    }))?;
+        new.start()
+            .map(|()| play_all(engine, make, &rounds, &labels, threads))
+    }))
+    .and_then(|r| r)?;
     let is_d7p = matches!(setup.policy, PolicySpec::D7p(_));
     // A fair policy's `table` and `maxWork`, as in a seed run's records.
     let fair = match setup.policy {
@@ -310,7 +426,7 @@ pub fn run(
         writeln!(
             o,
             "round      {} score {} moves {} level {} ({}){extra}",
-            r.id,
+            shown_id(&r.id),
             rec.score,
             rec.moves,
             rec.levels,

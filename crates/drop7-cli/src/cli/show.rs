@@ -143,9 +143,11 @@ fn collect<C: drop7::latent::EngineCore>(
     frames
 }
 
-fn from_tape(path: &PathBuf) -> Result<(String, Vec<Frame>)> {
-    let text = std::fs::read_to_string(path)
-        .with_context(|| format!("cannot read tape {}", path.display()))?;
+fn from_tape(path: &std::path::Path) -> Result<(String, Vec<Frame>)> {
+    let bytes =
+        super::read_capped(path).with_context(|| format!("cannot read tape {}", path.display()))?;
+    let text =
+        String::from_utf8(bytes).map_err(|_| anyhow!("tape {}: not UTF-8 text", path.display()))?;
     let rep = replay(PackedEngine(Portable), &text);
     if !rep.valid && rep.failure.as_deref() != Some("incomplete-game") {
         bail!(

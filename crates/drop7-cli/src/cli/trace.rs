@@ -134,7 +134,7 @@ fn trace_all<E: drop7::runner::Engine, P: Policy>(
 pub mod file {
     use std::collections::HashMap;
     use std::fs::File;
-    use std::io::{self, BufRead, BufReader, BufWriter, Read, Seek, SeekFrom, Write};
+    use std::io::{self, BufRead, BufReader, BufWriter, Read, Write};
     use std::path::{Path, PathBuf};
     use std::sync::{Arc, Mutex};
 
@@ -254,7 +254,7 @@ pub mod file {
 
     impl TraceOut {
         /// Opens and locks `path`. Without `resume`: refuses a non-empty file
-        /// unless `force`, else empties it. With `resume`: returns the check
+        /// unless `force`, else empties it when the run starts. With `resume`: returns the check
         /// that [`TraceOut::resume`] finishes.
         pub fn open(
             path: &Path,
@@ -313,26 +313,29 @@ pub mod file {
         }
 
         /// Once `--out` is open: empties a fresh trace file, or finishes the
-        /// resume check (see [`TraceOut::resume`]).
-        pub fn begin(&mut self, check: Option<TraceCheck>, next_seeds: (u32, u64)) -> Result<()> {
-            match check {
-                Some(c) => self.resume(c, next_seeds),
+        /// resume check (see [`TraceOut::resume`]); the file is changed only
+        /// when the run starts ([`crate::cli::play::NewFiles::start`]).
+        pub fn begin(
+            &mut self,
+            check: Option<TraceCheck>,
+            next_seeds: (u32, u64),
+            new: &mut crate::cli::play::NewFiles,
+        ) -> Result<()> {
+            let len = match check {
+                Some(c) => self.resume(c, next_seeds)?,
                 // A device or pipe (e.g. /dev/null) is written as it is.
-                None if !self.fresh => Ok(()),
-                None => self
-                    .w
-                    .get_ref()
-                    .set_len(0)
-                    .with_context(|| format!("cannot truncate --trace {}", self.path.display())),
-            }
+                None if !self.fresh => return Ok(()),
+                None => 0,
+            };
+            new.cut_at_start(self.w.get_ref(), len, "--trace", &self.path)
         }
 
         /// After [`TraceCheck::game`] accepted every kept record: checks the
         /// rest of the file (lines of the games after them, in seed order
-        /// from `next_seed`, or an interrupted line), drops it and positions
-        /// at the end of the kept games. Refused (nothing changed) if the
-        /// rest is anything else.
-        fn resume(&mut self, mut check: TraceCheck, next_seeds: (u32, u64)) -> Result<()> {
+        /// from `next_seed`, or an interrupted line), to be dropped when the
+        /// run starts. Refused (nothing changed) if the rest is anything
+        /// else. Returns the length the file keeps.
+        fn resume(&mut self, mut check: TraceCheck, next_seeds: (u32, u64)) -> Result<u64> {
             let shown = self.path.display();
             let (start, left) = next_seeds;
             let mut index = 0u64;
@@ -365,17 +368,7 @@ pub mod file {
                     index += 1;
                 }
             }
-            let pos = check.pos;
-            drop(check);
-            self.w
-                .get_ref()
-                .set_len(pos)
-                .with_context(|| format!("cannot truncate --trace {shown}"))?;
-            self.w
-                .get_mut()
-                .seek(SeekFrom::End(0))
-                .with_context(|| format!("cannot seek --trace {shown}"))?;
-            Ok(())
+            Ok(check.pos)
         }
 
         /// Writes the lines of the game of `rec` (its columns from the book).
