@@ -1445,8 +1445,9 @@ fn d7p_engines_die_with_an_interrupted_run() {
             .spawn()
             .unwrap();
         let guard = Kill(child.id());
-        // The handshake check's engine, then one per worker, thinking.
-        for _ in 0..200 {
+        // The handshake check's engine, then one per worker, thinking (up
+        // to a minute: the other tests load the machine).
+        for _ in 0..2400 {
             if recorded_pids(&pids).len() >= 2 * engines {
                 break;
             }
