@@ -315,6 +315,7 @@ function enterReplay(r) {
     epoch++;
     stopAll();
     replay = { r, pos: 0, running: false };
+    replayPending = 0;
     $("replay-controls").hidden = false;
     $("replay-title").textContent = r.title;
     showSeed();
@@ -333,6 +334,7 @@ function leaveReplay() {
     epoch++;
     replay.running = false;
     replay = null;
+    replayPending = 0;
     $("replay-controls").hidden = true;
     if (game)
         showSeed();
@@ -343,9 +345,15 @@ function showReplayPos() {
     $("replay-pos").textContent = `${replay.pos}/${replay.r.steps.length}`;
     $("replay-run").textContent = replay.running ? "Pause" : "Play";
 }
+/** Steps asked for (arrow keys, buttons) while a replayed move was animated: taken after it. */
+let replayPending = 0;
 async function replayStep(delta) {
-    if (!replay || busy)
+    if (!replay)
         return;
+    if (busy) {
+        replayPending += delta;
+        return;
+    }
     const { r } = replay;
     const target = Math.max(0, Math.min(r.steps.length, replay.pos + delta));
     if (target === replay.pos)
@@ -363,6 +371,11 @@ async function replayStep(delta) {
         show(target === 0 ? r.start : r.steps[target - 1].state);
     }
     showReplayPos();
+    // Keys pressed during the animation: one more animates, several jump.
+    const more = replayPending;
+    replayPending = 0;
+    if (more !== 0)
+        await replayStep(more);
 }
 async function replayRun() {
     if (!replay)
