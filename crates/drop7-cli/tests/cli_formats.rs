@@ -1485,6 +1485,41 @@ fn d7p_engines_die_with_an_interrupted_run() {
     }
 }
 
+/// Ctrl-C while the engine's handshake is checked (before any game): exit
+/// 130 naming the signal, not a handshake failure; an existing --out kept.
+#[test]
+#[cfg(target_os = "linux")]
+fn d7p_interrupted_during_the_handshake() {
+    let dir = scratch("d7p-sigint-handshake");
+    let out = dir.join("keep.jsonl");
+    std::fs::write(&out, "precious\n").unwrap();
+    let child = Command::new(EXE)
+        .args(["play", "--games", "4", "--threads", "2", "--force", "--out"])
+        .arg(&out)
+        .arg("--policy")
+        .arg("d7p:sleep 30; printf 'd7pok\\nreadyok\\n'; cat > /dev/null")
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let guard = Kill(child.id());
+    std::thread::sleep(Duration::from_millis(700));
+    let sent = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(sent.success());
+    let got = child.wait_with_output().unwrap();
+    drop(guard);
+    let err = String::from_utf8_lossy(&got.stderr);
+    assert_eq!(got.status.code(), Some(130), "{err}");
+    assert_eq!(
+        err.trim(),
+        "error: interrupted by SIGINT while starting the d7p engine: no game was played"
+    );
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), "precious\n");
+}
+
 /// A run whose policy cannot start (a D7P engine failing its handshake, a bad
 /// `DROP7_D7P_TIMEOUT_MS`) loses nothing: with `--force` the existing `--out`
 /// and `--trace` keep their bytes (they are emptied only once the engine
@@ -1614,9 +1649,25 @@ fn tapes_are_not_overwritten_without_force() {
     // Tapes of other seeds are not this run's: kept, and the run goes on.
     ok(&["play", "--games", "1", "--policy", "greedy", "--tapes", t]);
     assert_eq!(std::fs::read_to_string(&precious).unwrap(), "precious\n");
+    // A --resume that starts fresh (no --out yet) is a plain run: refused.
+    fails(
+        &[&args[..], &["--resume"]].concat(),
+        &["--tapes", ".tape.json exists", "add --force"],
+    );
+    assert_eq!(std::fs::read_to_string(&precious).unwrap(), "precious\n");
+    assert!(!out.exists());
     ok(&[&args[..], &["--force"]].concat());
     let o2 = ok(&["replay", precious.to_str().unwrap()]);
     assert!(o2.contains("\"valid\":true"), "{o2}");
+    // A --resume that keeps games replaces the tapes of the games it plays
+    // again (an interrupted run's tapes may be ahead of its records).
+    let recs = std::fs::read_to_string(&out).unwrap();
+    std::fs::write(&out, recs.lines().next().unwrap().to_string() + "\n").unwrap();
+    std::fs::write(&precious, "stale\n").unwrap();
+    ok(&[&args[..], &["--resume"]].concat());
+    assert_eq!(std::fs::read_to_string(&out).unwrap().lines().count(), 3);
+    let o3 = ok(&["replay", precious.to_str().unwrap()]);
+    assert!(o3.contains("\"valid\":true"), "{o3}");
     // Rounds: an existing tape, then one round file given twice.
     let round = rounds()[0].clone();
     let rtape = tapes.join("gauntlet-01.tape.json");

@@ -548,6 +548,9 @@ mod groups {
     /// Set by a stopping signal: no engine is started any more.
     pub static STOPPING: AtomicBool = AtomicBool::new(false);
 
+    /// The first stopping signal's number (0 before any).
+    pub static SIGNAL: AtomicI32 = AtomicI32::new(0);
+
     pub fn register(pid: u32) -> Option<usize> {
         let pgid = i32::try_from(pid).ok()?;
         GROUPS.iter().position(|g| {
@@ -576,7 +579,8 @@ mod groups {
 
     /// Stops starting engines and kills every running one's group; only
     /// atomics and kill(2), so it may run in a signal handler.
-    pub fn kill_all() {
+    pub fn kill_all(sig: i32) {
+        let _ = SIGNAL.compare_exchange(0, sig, Ordering::SeqCst, Ordering::SeqCst);
         STOPPING.store(true, Ordering::SeqCst);
         for g in &GROUPS {
             let pgid = g.load(Ordering::SeqCst);
@@ -645,7 +649,7 @@ pub fn kill_engines_on_signals(then_exit: bool) -> Result<()> {
                 continue;
             }
             let action = move || {
-                groups::kill_all();
+                groups::kill_all(sig);
                 if exit {
                     let _ = signal_hook::low_level::emulate_default_handler(sig);
                 }
@@ -836,15 +840,53 @@ pub const MAX_CONSECUTIVE_FAILURES: u32 = 3;
 /// a row: from then on no engine is started and every move is the fallback.
 static GAVE_UP: AtomicBool = AtomicBool::new(false);
 
+/// A signal stopped drop7 while it started an engine, before any game:
+/// `drop7` exits with 128 + the signal's number, as an interrupted run does.
+#[derive(Debug, thiserror::Error)]
+#[error("interrupted by {name} while starting the d7p engine: no game was played")]
+pub struct Interrupted {
+    /// `SIGINT`, `SIGTERM` or `SIGHUP`.
+    pub name: &'static str,
+    /// The exit status (128 + the signal's number).
+    pub status: u8,
+}
+
+/// The signal that stopped drop7, if one did.
+#[cfg(unix)]
+fn interrupted() -> Option<Interrupted> {
+    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+    let sig = groups::SIGNAL.load(Ordering::SeqCst);
+    let name = match sig {
+        SIGINT => "SIGINT",
+        SIGTERM => "SIGTERM",
+        SIGHUP => "SIGHUP",
+        _ => return None,
+    };
+    Some(Interrupted {
+        name,
+        status: 128 + sig as u8,
+    })
+}
+
+/// No signals are caught off unix.
+#[cfg(not(unix))]
+fn interrupted() -> Option<Interrupted> {
+    None
+}
+
 /// Starts `cmd` once and checks its handshake (`d7p` … `d7pok`, `isready` …
-/// `readyok`) before any game: an engine that cannot run is an error.
+/// `readyok`) before any game: an engine that cannot run is an error
+/// ([`Interrupted`] when a signal stopped drop7 meanwhile).
 pub fn preflight(cmd: &str, timeout: Duration) -> Result<()> {
     match Proc::start(cmd, timeout) {
         Ok(p) => {
             drop(p);
             Ok(())
         }
-        Err(e) => anyhow::bail!("d7p engine {cmd:?} failed its handshake: {e}"),
+        Err(e) => match interrupted() {
+            Some(i) => Err(i.into()),
+            None => anyhow::bail!("d7p engine {cmd:?} failed its handshake: {e}"),
+        },
     }
 }
 

@@ -88,7 +88,11 @@ pub fn main() -> ExitCode {
         Err(e) => {
             let msg = format!("{e:#}").replace('\n', " ");
             eprintln!("error: {msg}");
-            ExitCode::FAILURE
+            // Stopped by a signal before the run began: 128 + its number.
+            match e.downcast_ref::<d7p::Interrupted>() {
+                Some(i) => ExitCode::from(i.status),
+                None => ExitCode::FAILURE,
+            }
         }
     }
 }

@@ -231,7 +231,11 @@ pub fn run(args: &PlayArgs) -> Result<()> {
                     games > u64::from(u32::MAX) || u64::from(seed.wrapping_sub(start)) < games
                 })
         };
-        super::rounds::refuse_existing_tapes(dir, args.force || args.resume, ours)?;
+        // Only a resume that kept games continues an earlier run (whose
+        // tapes may be ahead of its records); one that starts fresh is
+        // refused an existing tape as a plain run is.
+        let resumed = args.resume && kept.stats.games > 0;
+        super::rounds::refuse_existing_tapes(dir, args.force || resumed, ours)?;
     }
     if let Some(t) = tracer.as_mut() {
         let next = (

@@ -320,6 +320,11 @@ pub fn run(
     force: bool,
 ) -> Result<()> {
     let setup = game.resolve(1)?;
+    if let super::spec::PolicySpec::D7p(_) = &setup.policy {
+        // The engines run in process groups of their own: a Ctrl-C reaches
+        // drop7 only, which kills them on its way out.
+        super::d7p::kill_engines_on_signals(true)?;
+    }
     let mut rounds = Vec::new();
     for f in files {
         let text = super::read_capped(f)
