@@ -665,6 +665,17 @@ pub fn kill_engines_on_signals(then_exit: bool) -> Result<()> {
     Ok(())
 }
 
+/// For a command that plays `policy` and has no signal handling of its own
+/// (`trace`, `play --round`, `show`): with a `d7p:` policy, whose engines run
+/// in process groups of their own out of the terminal's Ctrl-C, installs
+/// [`kill_engines_on_signals`] so that drop7 kills them on its way out.
+pub fn kill_engines_of(policy: &super::spec::PolicySpec) -> Result<()> {
+    match policy {
+        super::spec::PolicySpec::D7p(_) => kill_engines_on_signals(true),
+        _ => Ok(()),
+    }
+}
+
 /// A signal asked drop7 to stop: engines are neither started nor restarted.
 fn stopping() -> bool {
     #[cfg(unix)]

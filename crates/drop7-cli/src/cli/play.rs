@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, anyhow, bail};
 use clap::Args;
-use drop7::formats::{GameRecord, seed_hex};
+use drop7::formats::{GameRecord, parse_seed, seed_hex};
 use drop7::records::{
     RecordLines, identity_difference, parse_record_line, parse_shard, shard_range,
 };
@@ -218,18 +218,11 @@ pub fn run(args: &PlayArgs) -> Result<()> {
             nth_seed(range.seed_start, kept.stats.games),
             range.games - kept.stats.games,
         );
+        // A tape of seed S is `seed_hex(S)`'s file (rounds::tape_file).
         let ours = |name: &str| {
             name.strip_suffix(".tape.json")
-                .and_then(|s| s.strip_prefix("0x"))
-                .filter(|h| {
-                    h.len() == 8
-                        && h.bytes()
-                            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
-                })
-                .and_then(|h| u32::from_str_radix(h, 16).ok())
-                .is_some_and(|seed| {
-                    games > u64::from(u32::MAX) || u64::from(seed.wrapping_sub(start)) < games
-                })
+                .and_then(|h| parse_seed(h).ok().filter(|&seed| seed_hex(seed) == h))
+                .is_some_and(|seed| u64::from(seed.wrapping_sub(start)) < games)
         };
         // Only a resume that kept games continues an earlier run (whose
         // tapes may be ahead of its records); one that starts fresh is

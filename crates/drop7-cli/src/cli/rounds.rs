@@ -40,9 +40,14 @@ impl TapeErrors {
 }
 
 fn write_tape(dir: &Path, name: &str, tape: &Tape) -> Result<(), String> {
-    let path = dir.join(format!("{name}.tape.json"));
+    let path = dir.join(tape_file(name));
     let text = serde_json::to_string(tape).map_err(|e| e.to_string())?;
     fs::write(&path, text + "\n").map_err(|e| format!("writing tape {}: {e}", path.display()))
+}
+
+/// The file name of the tape of `name` (a seed's `0x…` or a round's id).
+pub fn tape_file(name: &str) -> String {
+    format!("{name}.tape.json")
 }
 
 /// Longest round `id` written as a tape file name (`ID.tape.json`), in bytes.
@@ -136,7 +141,7 @@ fn check_round_tapes(
                 r.id
             );
         }
-        let name = format!("{}.tape.json", r.id);
+        let name = tape_file(&r.id);
         if let Some(other) = names.insert(name.clone(), f) {
             if other == f.as_path() {
                 bail!(
@@ -320,11 +325,7 @@ pub fn run(
     force: bool,
 ) -> Result<()> {
     let setup = game.resolve(1)?;
-    if let super::spec::PolicySpec::D7p(_) = &setup.policy {
-        // The engines run in process groups of their own: a Ctrl-C reaches
-        // drop7 only, which kills them on its way out.
-        super::d7p::kill_engines_on_signals(true)?;
-    }
+    super::d7p::kill_engines_of(&setup.policy)?;
     let mut rounds = Vec::new();
     for f in files {
         let text = super::read_capped(f)

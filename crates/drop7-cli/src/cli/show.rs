@@ -193,11 +193,7 @@ fn from_seed(args: &ShowArgs, seed: &str) -> Result<(String, Vec<Frame>)> {
         gravity: Some("portable".into()),
     };
     let setup = game_args.resolve(1)?;
-    if let super::spec::PolicySpec::D7p(_) = &setup.policy {
-        // The engine runs in a process group of its own: a Ctrl-C reaches
-        // drop7 only, which kills it on its way out.
-        super::d7p::kill_engines_on_signals(true)?;
-    }
+    super::d7p::kill_engines_of(&setup.policy)?;
     // Before the game is played, which can take minutes.
     need_terminal(args)?;
     let engine = PackedEngine(Portable);

@@ -48,11 +48,7 @@ struct RootLine {
 /// Runs `drop7 trace`.
 pub fn run(args: &TraceArgs) -> Result<()> {
     let setup = args.game.resolve(args.games)?;
-    if let super::spec::PolicySpec::D7p(_) = &setup.policy {
-        // The engines run in process groups of their own: a Ctrl-C reaches
-        // drop7 only, which kills them on its way out.
-        super::d7p::kill_engines_on_signals(true)?;
-    }
+    super::d7p::kill_engines_of(&setup.policy)?;
     let stdout = io::stdout();
     let mut out = BufWriter::with_capacity(1 << 16, stdout.lock());
     with_engine!(setup.engine, |engine| with_policy!(setup, |make| {
@@ -225,6 +221,26 @@ pub mod file {
         }
     }
 
+    /// The trace lines of the game of `seed` played with `columns` (on the
+    /// packed engine, portable gravity: identical on every engine), as a run
+    /// writes them.
+    fn replay_columns(
+        columns: Vec<u8>,
+        driver: DriverKind,
+        seed: u32,
+        max_moves: u32,
+        mut emit: impl FnMut(TraceRecord),
+    ) {
+        trace_game(
+            PackedEngine(Portable),
+            &mut Columns(columns.into_iter()),
+            driver,
+            seed,
+            max_moves,
+            |line, _| emit(line),
+        );
+    }
+
     /// The open, locked `--trace` file.
     pub struct TraceOut {
         path: PathBuf,
@@ -379,21 +395,14 @@ pub mod file {
             let columns = self.book.take(seed);
             let mut failed: Option<io::Error> = None;
             let w = &mut self.w;
-            trace_game(
-                PackedEngine(Portable),
-                &mut Columns(columns.into_iter()),
-                self.driver,
-                seed,
-                self.max_moves,
-                |line, _| {
-                    if failed.is_none() {
-                        failed = serde_json::to_writer(&mut *w, &line)
-                            .map_err(io::Error::from)
-                            .and_then(|()| w.write_all(b"\n"))
-                            .err();
-                    }
-                },
-            );
+            replay_columns(columns, self.driver, seed, self.max_moves, |line| {
+                if failed.is_none() {
+                    failed = serde_json::to_writer(&mut *w, &line)
+                        .map_err(io::Error::from)
+                        .and_then(|()| w.write_all(b"\n"))
+                        .err();
+                }
+            });
             match failed {
                 Some(e) => Err(e),
                 None => Ok(()),
@@ -559,19 +568,12 @@ pub mod file {
             // Every byte of the kept lines, against the game replayed.
             let mut replayed: Vec<Vec<u8>> = Vec::with_capacity(kept.len());
             let mut score = None;
-            trace_game(
-                PackedEngine(Portable),
-                &mut Columns(columns.into_iter()),
-                self.driver,
-                seed,
-                self.max_moves,
-                |l, _| {
-                    score = Some(l.score);
-                    let mut b = serde_json::to_vec(&l).unwrap_or_default();
-                    b.push(b'\n');
-                    replayed.push(b);
-                },
-            );
+            replay_columns(columns, self.driver, seed, self.max_moves, |l| {
+                score = Some(l.score);
+                let mut b = serde_json::to_vec(&l).unwrap_or_default();
+                b.push(b'\n');
+                replayed.push(b);
+            });
             if let Some(m) = (0..kept.len()).find(|&k| replayed.get(k) != Some(&kept[k])) {
                 bail!(
                     "--trace {shown}: game {} move {} is not what its columns play (an edited line?); not resuming (nothing was changed)",
