@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import subprocess
 import time
 from pathlib import Path
@@ -87,11 +88,22 @@ def single_step_us(n: int) -> tuple:
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--drop7", default=str(REPO / "target" / "release" / "drop7"))
+    p.add_argument("--drop7", default=None,
+                   help="the drop7 binary [default: the checkout's target/release/drop7 "
+                        "($CARGO_TARGET_DIR/release/drop7), else drop7 on PATH]")
     p.add_argument("--batch", type=int, default=1024)
     p.add_argument("--seconds", type=float, default=3.0)
     p.add_argument("--cli-games", type=int, default=100_000)
     a = p.parse_args()
+    if a.drop7 is None:
+        target = Path(os.environ.get("CARGO_TARGET_DIR", REPO / "target"))
+        built = target / "release" / "drop7"
+        a.drop7 = str(built) if built.is_file() else shutil.which("drop7")
+        if a.drop7 is None:
+            p.error(f"no drop7 binary at {built} nor on PATH: build it "
+                    "(cargo build --release) or pass --drop7 PATH")
+    elif not (Path(a.drop7).is_file() or shutil.which(a.drop7)):
+        p.error(f"--drop7 {a.drop7}: no such program")
     print(f"load average: {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f} {os.getloadavg()[2]:.2f}")
     rounds = []
     for _ in range(3):  # interleaved, best of three each

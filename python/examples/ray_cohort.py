@@ -19,13 +19,11 @@ import json
 import sys
 import time
 
-import ray
-
 import drop7
 
 
-@ray.remote(num_cpus=1)
 def play_shard(policy: str, seeds: list, max_moves: int, driver: str) -> list:
+    """One Ray task: the records of `seeds` (list of dicts, seed order)."""
     return drop7.play(policy, seeds, threads=1, max_moves=max_moves, driver=driver)
 
 
@@ -54,6 +52,11 @@ def main(argv=None) -> int:
         drop7.play(a.policy, [], max_moves=a.max_moves, driver=a.driver)
     except ValueError as e:
         p.error(str(e))
+    try:  # after the checks: a bad argument is named even without Ray
+        import ray
+    except ImportError as e:
+        p.error(f"Ray is not installed ({e}): pip install 'ray[default]'")
+    shard_task = ray.remote(num_cpus=1)(play_shard)
 
     ray.init(address=a.address, include_dashboard=False, log_to_driver=False)
     cpus = int(ray.cluster_resources().get("CPU", 1))
@@ -62,7 +65,7 @@ def main(argv=None) -> int:
     bounds = [a.games * k // shards for k in range(shards + 1)]
     t0 = time.perf_counter()
     futures = [
-        play_shard.remote(a.policy, seeds[lo:hi], a.max_moves, a.driver)
+        shard_task.remote(a.policy, seeds[lo:hi], a.max_moves, a.driver)
         for lo, hi in zip(bounds, bounds[1:])
     ]
     records = [r for shard in ray.get(futures) for r in shard]

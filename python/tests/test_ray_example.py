@@ -54,3 +54,24 @@ def test_ray_cohort_bad_arguments_are_one_line_errors(tmp_path):
         assert r.returncode == 2, (extra, r.stderr[-2000:])
         assert want in r.stderr and "Traceback" not in r.stderr, (extra, r.stderr[-2000:])
         assert not out.exists()
+
+
+def test_ray_cohort_without_ray_is_a_one_line_error(tmp_path):
+    """Without Ray the example names what is missing (and still checks its
+    arguments first), rather than failing with an import traceback."""
+    fake = tmp_path / "noray" / "ray"
+    fake.mkdir(parents=True)
+    (fake / "__init__.py").write_text("raise ImportError('No module named ray')\n")
+    env = {**__import__("os").environ, "PYTHONPATH": str(fake.parent)}
+    out = tmp_path / "ray.jsonl"
+    for extra, want in [
+        ([], "Ray is not installed"),
+        (["--policy", "nope"], 'unknown policy "nope"'),
+    ]:
+        r = subprocess.run(
+            [sys.executable, str(EXAMPLE), "--games", "3", *extra, "--out", str(out)],
+            capture_output=True, text=True, timeout=120, env=env,
+        )
+        assert r.returncode == 2, (extra, r.stderr[-2000:])
+        assert want in r.stderr and "Traceback" not in r.stderr, (extra, r.stderr[-2000:])
+        assert not out.exists()

@@ -500,6 +500,9 @@ fn bench_search_quick_writes_json() {
     let v: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
     assert_eq!(v["quick"], true);
     let s = &v["search"];
+    // The default roots are built into the binary (it runs away from its
+    // source tree, e.g. installed or in a container).
+    assert_eq!(s["rootsFile"], "bench-roots-105.txt (built in)");
     let d4 = &s["d4s7"];
     assert_eq!(d4["depth"], 4);
     assert_eq!(d4["strata"], 7);
@@ -568,6 +571,7 @@ fn bench_leaf_writes_json() {
     assert!(out.status.success(), "{}", stderr(&out));
     let v: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
     let l = &v["leaf"];
+    assert_eq!(l["file"], "leaf.jsonl.gz (built in)");
     assert_eq!(l["states"], 15_003);
     assert_eq!(l["timedStates"], 15_000);
     assert_eq!(l["verified"], 15_003);

@@ -435,7 +435,7 @@ fn summary_and_compare_agree_with_a_recomputation() {
         c["verdict"]
             .as_str()
             .unwrap()
-            .starts_with("below the floor")
+            .starts_with("not above the floor")
     );
     // Unpaired games are counted; a different move cap is refused.
     let short = dir.join("short.jsonl");
@@ -879,7 +879,7 @@ fn compare_verdict_names_the_direction() {
     std::fs::copy(&center, &copy).unwrap();
     let same = ok(&["compare", s(&center), s(&copy), "--resamples", "100"]);
     assert!(
-        same.contains("is below the floor: not a measurement\n"),
+        same.contains("is not above the floor: not a measurement\n"),
         "{same}"
     );
 }

@@ -203,7 +203,7 @@ fn big_search_warns_before_it_starts() {
     let err = text(&o.stderr);
     assert!(
         err.starts_with(
-            "warning: --depth 8 --strata 32 may take up to 12762329762212784096 work units"
+            "warning: --depth 8 --strata 32 may take up to 12,762,329,762,212,784,096 work units"
         ),
         "{err}"
     );

@@ -137,6 +137,12 @@ fn merge_respects_a_running_writers_lock() {
         &["merge", "--force", s(&out), s(&c)],
         &["all.jsonl is being written by another drop7 (locked)"],
     );
+    // Without --force too: the lock is named, not "add --force" (which
+    // would not help).
+    fails(
+        &["merge", s(&out), s(&c)],
+        &["all.jsonl is being written by another drop7 (locked)"],
+    );
     assert_eq!(std::fs::read_to_string(&out).unwrap(), "being written\n");
     drop(held);
     ok(&["merge", "--force", s(&out), s(&c)]);

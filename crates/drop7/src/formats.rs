@@ -260,6 +260,11 @@ mod tests {
         ))
         .unwrap_err();
         assert!(e.to_string().contains("duplicate key \"next\""), "{e}");
+        // One line of text: the column, not serde_json's "line 1" (the
+        // callers name the file's line).
+        assert!(e.to_string().ends_with(" at column 95"), "{e}");
+        let multi = parse_json_strict("{\n\"a\":1,\n\"a\":2}").unwrap_err();
+        assert!(multi.contains("at line 3 column"), "{multi}");
         assert!(
             parse_json_strict(r#"{"a":{"b":1,"b":2}}"#)
                 .unwrap_err()
@@ -365,7 +370,22 @@ pub fn with_kind_hint(error: String, line: &str, expected: &str) -> String {
 /// # Errors
 /// The JSON error message, or `duplicate key "K"`.
 pub fn parse_json_strict(text: &str) -> Result<serde_json::Value, String> {
-    strict_json(text).map_err(|e| e.to_string())
+    strict_json(text).map_err(|e| json_error_text(&e))
+}
+
+/// serde_json's message for an error in one line of text, without its
+/// "line 1": callers name the line of the file themselves, and a second,
+/// always-1 line number read as a contradiction ("line 4: … at line 1
+/// column 95" becomes "line 4: … at column 95").
+pub fn json_error_text(e: &serde_json::Error) -> String {
+    let text = e.to_string();
+    if e.line() == 1 {
+        let tail = format!(" at line 1 column {}", e.column());
+        if let Some(head) = text.strip_suffix(&tail) {
+            return format!("{head} at column {}", e.column());
+        }
+    }
+    text
 }
 
 /// [`parse_json_strict`] keeping serde_json's error (so a caller can tell a

@@ -59,7 +59,7 @@ pub fn parse_record_line(line: &str) -> Result<GameRecord, RecordError> {
     }
     let rec: GameRecord = serde_json::from_str(line).map_err(|e| {
         RecordError::Json(crate::formats::with_kind_hint(
-            e.to_string(),
+            crate::formats::json_error_text(&e),
             line,
             "a game record",
         ))

@@ -85,14 +85,49 @@ fn check_stdout() -> Result<()> {
 /// Move cap of the benchmark games (never reached by the center policy).
 const MAX_MOVES: u32 = 2000;
 
-/// Default leaf states: the golden leaf file shipped with the crate.
-const DEFAULT_LEAF_FILE: &str =
-    concat!(env!("CARGO_MANIFEST_DIR"), "/../../testdata/leaf.jsonl.gz");
-/// Default search roots: 105 real positions, the first 21 the d4s7 timing set.
-const DEFAULT_ROOTS_FILE: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../../testdata/bench-roots-105.txt"
-);
+/// Default leaf states: the golden leaf file, built into the binary so that
+/// the bench runs from any copy of it (`cargo install`, a container image),
+/// not only beside its source tree (source: testdata/leaf.jsonl.gz).
+const BUILTIN_LEAF: &[u8] = include_bytes!("../../../../testdata/leaf.jsonl.gz");
+/// Default search roots: 105 real positions, the first 21 the d4s7 timing
+/// set; built in as the leaf states are (source: testdata/bench-roots-105.txt).
+const BUILTIN_ROOTS: &[u8] = include_bytes!("../../../../testdata/bench-roots-105.txt");
+
+/// An input of the bench: a file given on the command line, or a built-in copy.
+#[derive(Clone, Debug)]
+enum DataFile {
+    Path(PathBuf),
+    /// Its name (as reports show it) and bytes.
+    Builtin(&'static str, &'static [u8]),
+}
+
+impl DataFile {
+    fn of(flag: Option<&PathBuf>, name: &'static str, bytes: &'static [u8]) -> DataFile {
+        flag.map_or(DataFile::Builtin(name, bytes), |p| {
+            DataFile::Path(p.clone())
+        })
+    }
+
+    /// The reader of its (decompressed, if gzipped) contents.
+    fn open(&self) -> Result<Box<dyn BufRead>> {
+        match self {
+            DataFile::Path(p) => open_maybe_gz(p),
+            DataFile::Builtin(_, bytes) if bytes.starts_with(&[0x1f, 0x8b]) => Ok(Box::new(
+                BufReader::new(flate2::read::GzDecoder::new(*bytes)),
+            )),
+            DataFile::Builtin(_, bytes) => Ok(Box::new(*bytes)),
+        }
+    }
+}
+
+impl std::fmt::Display for DataFile {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            DataFile::Path(p) => write!(f, "{}", p.display()),
+            DataFile::Builtin(name, _) => write!(f, "{name} (built in)"),
+        }
+    }
+}
 
 /// Roots (0-based lines of the roots file) of the d5s7 section.
 const D5_ROOTS: [usize; 4] = [0, 2, 4, 8];
@@ -129,7 +164,7 @@ pub struct BenchArgs {
     )]
     seed_start: String,
     /// Leaf: JSON lines (optionally gzipped) of `{board, next, movesRemaining, gameOver}`
-    /// states [default: testdata/leaf.jsonl.gz of the crate].
+    /// states [default: a built-in copy of testdata/leaf.jsonl.gz].
     #[arg(long, value_name = "FILE")]
     leaf_file: Option<PathBuf>,
     /// Leaf: target seconds of one timed run of an arm (whole passes over the
@@ -137,7 +172,7 @@ pub struct BenchArgs {
     #[arg(long, value_name = "SECONDS", allow_negative_numbers = true)]
     leaf_seconds: Option<f64>,
     /// Search: roots file, lines `s <board49> <next> <movesRemaining> <level> <gameOver>`
-    /// [default: testdata/bench-roots-105.txt of the crate].
+    /// [default: a built-in copy of testdata/bench-roots-105.txt].
     #[arg(long, value_name = "FILE")]
     roots_file: Option<PathBuf>,
     /// Search: d4s7 roots (the first N of the file) [default: 21; 2 with --quick].
@@ -179,9 +214,9 @@ struct Plan {
     games: u64,
     reference_games: u64,
     repeats: u32,
-    leaf_file: PathBuf,
+    leaf_file: DataFile,
     leaf_seconds: f64,
-    roots_file: PathBuf,
+    roots_file: DataFile,
     search_roots: usize,
     search_roots_none: usize,
     reference_roots: usize,
@@ -225,15 +260,13 @@ impl Plan {
                 .reference_games
                 .unwrap_or(if q { 1024 } else { 16_384 }),
             repeats: args.repeats.unwrap_or(if q { 1 } else { 3 }),
-            leaf_file: args
-                .leaf_file
-                .clone()
-                .unwrap_or_else(|| PathBuf::from(DEFAULT_LEAF_FILE)),
+            leaf_file: DataFile::of(args.leaf_file.as_ref(), "leaf.jsonl.gz", BUILTIN_LEAF),
             leaf_seconds: args.leaf_seconds.unwrap_or(if q { 0.01 } else { 0.5 }),
-            roots_file: args
-                .roots_file
-                .clone()
-                .unwrap_or_else(|| PathBuf::from(DEFAULT_ROOTS_FILE)),
+            roots_file: DataFile::of(
+                args.roots_file.as_ref(),
+                "bench-roots-105.txt",
+                BUILTIN_ROOTS,
+            ),
             search_roots: pick(args.search_roots, 21, 2),
             search_roots_none: pick(args.search_roots_none, 3, 1),
             reference_roots: pick(args.reference_roots, 3, 1),
@@ -335,7 +368,9 @@ pub fn run(args: &BenchArgs) -> Result<()> {
         ("--roots-file", &plan.roots_file),
     ];
     for (flag, input) in inputs {
-        if super::same::same_file(&out, input) {
+        if let DataFile::Path(input) = input
+            && super::same::same_file(&out, input)
+        {
             bail!(
                 "{} (nothing was written)",
                 super::same::both_name("--out", &out, flag, input)
@@ -634,10 +669,10 @@ fn read_lines(r: impl BufRead, shown: &str) -> Result<Vec<(usize, String)>> {
     Ok(lines)
 }
 
-fn read_leaf_states(path: &Path) -> Result<Vec<LeafState>> {
-    let shown = path.display();
+fn read_leaf_states(data: &DataFile) -> Result<Vec<LeafState>> {
+    let shown = data;
     let mut states = Vec::new();
-    for (i, line) in read_lines(open_maybe_gz(path)?, &shown.to_string())? {
+    for (i, line) in read_lines(data.open()?, &shown.to_string())? {
         if line.trim().is_empty() {
             continue;
         }
@@ -751,7 +786,7 @@ fn leaf_suite(plan: &Plan, states: &[LeafState]) -> Result<LeafReport> {
         if fast != plain {
             bail!(
                 "leaf bench: fast and plain leaf disagree on {} line {}: {fast:016x} vs {plain:016x}",
-                plan.leaf_file.display(),
+                plan.leaf_file,
                 s.line
             );
         }
@@ -759,7 +794,7 @@ fn leaf_suite(plan: &Plan, states: &[LeafState]) -> Result<LeafReport> {
             if fast != g {
                 bail!(
                     "leaf bench: leaf value {fast:016x} differs from the golden bits {g:016x} on {} line {}",
-                    plan.leaf_file.display(),
+                    plan.leaf_file,
                     s.line
                 );
             }
@@ -768,10 +803,7 @@ fn leaf_suite(plan: &Plan, states: &[LeafState]) -> Result<LeafReport> {
     }
     let timed: Vec<&LeafState> = states.iter().filter(|s| !s.pos.game_over).collect();
     if timed.is_empty() {
-        bail!(
-            "leaf bench: every state of {} is game over",
-            plan.leaf_file.display()
-        );
+        bail!("leaf bench: every state of {} is game over", plan.leaf_file);
     }
     let positions: Vec<Position> = timed.iter().map(|s| s.pos).collect();
     let plain: Vec<(Cells, u8, u8)> = timed
@@ -855,7 +887,7 @@ fn leaf_suite(plan: &Plan, states: &[LeafState]) -> Result<LeafReport> {
         outln!("fast leaf {} than plain", speed_words(ratio.speedup));
     }
     Ok(LeafReport {
-        file: plan.leaf_file.display().to_string(),
+        file: plan.leaf_file.to_string(),
         states: states.len(),
         timed_states: positions.len(),
         verified: states.len(),
@@ -873,11 +905,10 @@ fn leaf_suite(plan: &Plan, states: &[LeafState]) -> Result<LeafReport> {
 
 /// Reads `s <board49> <next> <movesRemaining> <level> <gameOver>` lines
 /// (blank lines and `#` comments skipped; anything after the sixth field ignored).
-fn read_roots(path: &Path) -> Result<Vec<Position>> {
-    let shown = path.display();
-    let file = fs::File::open(path).with_context(|| format!("cannot read {shown}"))?;
+fn read_roots(data: &DataFile) -> Result<Vec<Position>> {
+    let shown = data;
     let mut roots = Vec::new();
-    for (i, line) in read_lines(BufReader::new(file), &shown.to_string())? {
+    for (i, line) in read_lines(data.open()?, &shown.to_string())? {
         let line = line.trim();
         if line.is_empty() || line.starts_with('#') {
             continue;
@@ -1431,7 +1462,7 @@ fn search_suite(plan: &Plan, all_roots: &[Position]) -> Result<SearchReport> {
 
     Ok(SearchReport {
         gravity: path.name(),
-        roots_file: plan.roots_file.display().to_string(),
+        roots_file: plan.roots_file.to_string(),
         statistic: "one decision per root and arm; mean and median over roots",
         d4s7,
         d3s7,

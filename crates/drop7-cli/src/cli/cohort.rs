@@ -215,6 +215,18 @@ fn refuse_output_is_input(
 }
 
 fn refuse_existing(out: &Path, force: bool) -> Result<()> {
+    // A file that a running `play` holds is named as such first: --force
+    // would not help there.
+    let locked = || {
+        use fs4::fs_std::FileExt;
+        File::open(out).is_ok_and(|f| matches!(FileExt::try_lock_shared(&f), Ok(false)))
+    };
+    if std::fs::metadata(out).is_ok_and(|m| m.len() > 0) && locked() {
+        bail!(
+            "{} is being written by another drop7 (locked): nothing was changed",
+            out.display()
+        );
+    }
     if !force && std::fs::metadata(out).is_ok_and(|m| m.len() > 0) {
         bail!(
             "{} exists and is not empty: add --force to overwrite it (nothing was changed)",
@@ -1299,7 +1311,7 @@ pub fn run_compare(args: &CompareArgs) -> Result<()> {
         if above {
             "above the floor"
         } else {
-            "below the floor: not a measurement"
+            "not above the floor: not a measurement"
         }
     });
     let median = delta.quantile(0.5);
@@ -1653,22 +1665,20 @@ fn plot_deltas(
         chart
             .configure_mesh()
             .x_desc("pairs, sorted by delta")
+            // Whole numbers of pairs: no fractional ticks for a few pairs.
+            .x_labels((delta.n as usize + 1).min(11))
             .y_desc("score delta")
-            .x_label_formatter(&|x| tick_label(*x, 0.0, n.max(1.0)))
+            .x_label_formatter(&|x| {
+                if x.fract() == 0.0 {
+                    format!("{x:.0}")
+                } else {
+                    tick_label(*x, 0.0, n.max(1.0))
+                }
+            })
             .y_label_formatter(&|y| tick_label(*y, lo - pad, hi + pad))
             .draw()
             .map_err(plot_err)?;
-        // Few pairs: each one marked (a single pair draws no line).
-        if pts.len() <= 50 {
-            chart
-                .draw_series(pts.iter().map(|&p| Circle::new(p, 4, BLUE.filled())))
-                .map_err(plot_err)?;
-        }
-        chart
-            .draw_series(LineSeries::new(pts, BLUE.stroke_width(2)))
-            .map_err(plot_err)?
-            .label("delta per pair")
-            .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], BLUE.stroke_width(2)));
+        // The reference lines first, so that the deltas are drawn over them.
         let hline = |y: f64| vec![(0.0, y), (n.max(1.0), y)];
         chart
             .draw_series(LineSeries::new(hline(0.0), BLACK))
@@ -1699,6 +1709,17 @@ fn plot_deltas(
                 }
             }
         }
+        // Few pairs: each one marked (a single pair draws no line).
+        if pts.len() <= 50 {
+            chart
+                .draw_series(pts.iter().map(|&p| Circle::new(p, 4, BLUE.filled())))
+                .map_err(plot_err)?;
+        }
+        chart
+            .draw_series(LineSeries::new(pts, BLUE.stroke_width(2)))
+            .map_err(plot_err)?
+            .label("delta per pair")
+            .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], BLUE.stroke_width(2)));
         chart
             .configure_series_labels()
             .position(SeriesLabelPosition::UpperLeft)

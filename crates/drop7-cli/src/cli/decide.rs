@@ -194,10 +194,25 @@ fn big_work_warning(args: &DecideArgs, bound: u64, shown: bool) -> String {
         ""
     };
     format!(
-        "warning: --depth {} --strata {} may take up to {bound} work units per position \
+        "warning: --depth {} --strata {} may take up to {} work units per position \
          (the smaller of W(D,S) and --max-work){progress}",
-        args.depth, args.strata
+        args.depth,
+        args.strata,
+        grouped(bound)
     )
+}
+
+/// `n` with its digits in groups of three (`12,762,329,762,212,784,096`).
+fn grouped(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() * 4 / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
 }
 
 /// The root of `--board B --next N --rise R`; an error names the flag at
@@ -434,6 +449,19 @@ mod tests {
         Wrap::try_parse_from(std::iter::once("decide").chain(words.iter().copied()))
             .unwrap()
             .args
+    }
+
+    #[test]
+    fn grouped_digits() {
+        for (n, want) in [
+            (0, "0"),
+            (999, "999"),
+            (1_000, "1,000"),
+            (582_727_796, "582,727,796"),
+            (u64::MAX, "18,446,744,073,709,551,615"),
+        ] {
+            assert_eq!(grouped(n), want);
+        }
     }
 
     /// "progress on stderr" only when the bar is drawn.

@@ -827,7 +827,7 @@ fn open_out(
     if !args.resume {
         if len > 0 && !args.force {
             bail!(
-                "--out {shown} exists and is not empty: add --resume to continue it or --force to overwrite it (nothing was changed)"
+                "--out {shown} exists and is not empty: add --resume to continue it (if it holds this run's records) or --force to overwrite it (nothing was changed)"
             );
         }
         // A device or pipe (e.g. /dev/null) is written as it is.

@@ -307,21 +307,25 @@ fn plain_cell(v: u8) -> char {
 /// then still those before the move (its points and any level are paid when
 /// the animation ends), and the first line says so.
 fn header(f: &Frame, total: usize, before: Option<&Frame>) -> Vec<String> {
-    let next = f.next.map_or("-".to_string(), |n| n.to_string());
-    let (score, level, pending) = match (before, &f.last) {
-        (Some(b), Some((_, _, delta, _, _))) => {
-            (b.score, b.level, format!(" (+{delta} when the move ends)"))
-        }
-        _ => (f.score, f.level, String::new()),
+    // While the move is animated, the whole position line is the one before
+    // it (the disc shown as next is the one falling), but for the move count.
+    let (shown, pending) = match (before, &f.last) {
+        (Some(b), Some((_, _, delta, _, _))) => (b, format!(" (+{delta} when the move ends)")),
+        _ => (f, String::new()),
     };
+    let next = shown.next.map_or("-".to_string(), |n| n.to_string());
     let mut lines = vec![format!(
-        "move {}/{total}  score {score}{pending}  level {level}  rise in {}  next {next}",
-        f.moves, f.rise
+        "move {}/{total}  score {}{pending}  level {}  rise in {}  next {next}",
+        f.moves, shown.score, shown.level, shown.rise
     )];
     match &f.last {
         None => lines.push("opening position".into()),
         Some((c, d, delta, waves, term)) => {
             let mut s = format!("dropped {d} in column {c}: +{delta}");
+            let bonus = bonus_words(delta.saturating_sub(waves.iter().map(|w| w.points).sum()));
+            if !bonus.is_empty() {
+                s.push_str(&format!(" ({bonus})"));
+            }
             if let Some(t) = term {
                 s.push_str(&format!("  GAME OVER ({t})"));
             }
@@ -344,6 +348,32 @@ fn header(f: &Frame, total: usize, before: Option<&Frame>) -> Vec<String> {
         }
     }
     lines
+}
+
+/// A move's points beyond its waves' in words: the 17,000 level bonus of a
+/// rise and the 70,000 bonus of each emptied board (rules.md: a move can
+/// empty the board after its waves and again after the rise's cascade).
+fn bonus_words(bonus: u64) -> String {
+    const LEVEL: u64 = 17_000;
+    const CLEAR: u64 = 70_000;
+    let (level, clears) = if bonus % CLEAR == LEVEL % CLEAR && bonus >= LEVEL {
+        (1, (bonus - LEVEL) / CLEAR)
+    } else {
+        (0, bonus / CLEAR)
+    };
+    if level * LEVEL + clears * CLEAR != bonus {
+        return format!("+{bonus} bonus");
+    }
+    let mut parts = Vec::new();
+    if level == 1 {
+        parts.push(format!("+{LEVEL} level bonus"));
+    }
+    match clears {
+        0 => {}
+        1 => parts.push(format!("+{CLEAR} clear bonus")),
+        n => parts.push(format!("+{} clear bonus ×{n}", CLEAR * n)),
+    }
+    parts.join(", ")
 }
 
 fn disc_style(v: u8) -> (String, Style) {
@@ -591,21 +621,59 @@ mod tests {
     #[test]
     fn header_shows_the_score_before_the_move_while_it_is_animated() {
         let before = frame_with(6, 1_200, 2, None);
-        let after = frame_with(7, 1_540, 3, Some((3, 5, 340, Vec::new(), None)));
+        let wave = Wave {
+            depth: 2,
+            cleared: 10,
+            points: 340,
+            ..Wave::default()
+        };
+        let after = frame_with(7, 1_540, 3, Some((3, 5, 340, vec![wave], None)));
         let done = header(&after, 40, None);
         assert_eq!(done[0], "move 7/40  score 1540  level 3  rise in 4  next 3");
         assert_eq!(done[1], "dropped 5 in column 3: +340");
+        let mut before = before;
+        (before.rise, before.next) = (1, Some(5));
         let animated = header(&after, 40, Some(&before));
+        // All of the position line is the one before the move: the disc
+        // falling is the one shown as next.
         assert_eq!(
             animated[0],
-            "move 7/40  score 1200 (+340 when the move ends)  level 2  rise in 4  next 3"
+            "move 7/40  score 1200 (+340 when the move ends)  level 2  rise in 1  next 5"
         );
         assert_eq!(animated[1..], done[1..]);
         // The opening position has no move to animate.
         let opening = header(&before, 40, Some(&before));
         assert_eq!(
             opening[0],
-            "move 6/40  score 1200  level 2  rise in 4  next 3"
+            "move 6/40  score 1200  level 2  rise in 1  next 5"
+        );
+    }
+
+    #[test]
+    fn bonuses_are_named() {
+        assert_eq!(bonus_words(0), "");
+        assert_eq!(bonus_words(17_000), "+17000 level bonus");
+        assert_eq!(bonus_words(70_000), "+70000 clear bonus");
+        assert_eq!(
+            bonus_words(87_000),
+            "+17000 level bonus, +70000 clear bonus"
+        );
+        assert_eq!(
+            bonus_words(157_000),
+            "+17000 level bonus, +140000 clear bonus ×2"
+        );
+        assert_eq!(bonus_words(140_000), "+140000 clear bonus ×2");
+        assert_eq!(bonus_words(5), "+5 bonus");
+        let wave = Wave {
+            depth: 1,
+            cleared: 1,
+            points: 7,
+            ..Wave::default()
+        };
+        let f = frame_with(5, 17_007, 2, Some((4, 5, 17_007, vec![wave], None)));
+        assert_eq!(
+            header(&f, 9, None)[1],
+            "dropped 5 in column 4: +17007 (+17000 level bonus)"
         );
     }
 }

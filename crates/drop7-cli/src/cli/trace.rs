@@ -310,7 +310,7 @@ pub mod file {
             } else {
                 if len > 0 && !force {
                     bail!(
-                        "--trace {shown} exists and is not empty: add --resume to continue it or --force to overwrite it (nothing was changed)"
+                        "--trace {shown} exists and is not empty: add --resume to continue it (if it holds this run's lines) or --force to overwrite it (nothing was changed)"
                     );
                 }
                 None
