@@ -1301,7 +1301,58 @@ fn round_records_carry_the_per_game_detail() {
         greedy.to_str().unwrap(),
     ]);
     let compared = ok(&["compare", mixed.to_str().unwrap(), greedy.to_str().unwrap()]);
-    assert!(compared.contains("2 games paired by seed"), "{compared}");
+    assert!(
+        compared.contains("2 games paired by round id and seed"),
+        "{compared}"
+    );
+}
+
+/// Two rounds may share a generator seed: their records are two games
+/// (keyed by round id), not one counted twice, and `compare` pairs a round
+/// only with the same round.
+#[test]
+fn rounds_sharing_a_seed_are_two_games() {
+    let dir = std::env::temp_dir().join(format!("drop7-rounds-seed-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let first = data_path("rounds/gauntlet-01.json");
+    let mut r: Value = serde_json::from_str(&std::fs::read_to_string(&first).unwrap()).unwrap();
+    r["id"] = "other-round".into();
+    let discs: Vec<Value> = r["discs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .rev()
+        .cloned()
+        .collect();
+    r["discs"] = discs.into();
+    let other = dir.join("other.json");
+    std::fs::write(&other, r.to_string()).unwrap();
+    let (first, other) = (first.to_str().unwrap(), other.to_str().unwrap());
+    let out = |name: &str| dir.join(name).to_str().unwrap().to_string();
+    let (both, one, two) = (out("both.jsonl"), out("one.jsonl"), out("two.jsonl"));
+    ok(&["play", "--round", first, other, "--out", &both]);
+    let summary = ok(&["summary", &both]);
+    assert!(summary.contains("2 games"), "{summary}");
+    ok(&["play", "--round", first, "--out", &one]);
+    ok(&["play", "--round", other, "--out", &two]);
+    let o = drop7(&["compare", &one, &two]);
+    assert!(!o.status.success());
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("share no game"),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    // The same file twice in one summary: the round named as counted twice.
+    let twice = out("twice.jsonl");
+    std::fs::write(&twice, std::fs::read_to_string(&both).unwrap().repeat(2)).unwrap();
+    let o = drop7(&["summary", &twice]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("line 3: round \"gauntlet-01\" already at"),
+        "{err}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// A stdin that cannot be read (a directory) ends `drop7 d7p` with one

@@ -99,7 +99,7 @@ fn plot_and_merge_refuse_what_is_not_a_regular_file() {
     );
     // A symlink is kept; the file it points to gets the picture.
     let real = dir.join("real.svg");
-    std::fs::write(&real, "old").unwrap();
+    std::fs::write(&real, "<svg>old</svg>").unwrap();
     let link = dir.join("link.svg");
     std::os::unix::fs::symlink(&real, &link).unwrap();
     ok(&["summary", s(&c), "--plot", s(&link)]);
@@ -444,5 +444,119 @@ fn stdout_failures_are_named() {
             err.starts_with("error: writing to stdout: "),
             "{args:?}: {err}"
         );
+    }
+}
+
+/// `bench --out` and `--plot` replace a previous output of their own kind
+/// (a rerun), but not a file of other data (a record file given by
+/// mistake) nor one a running `play` holds locked; the file is kept.
+#[test]
+fn outputs_do_not_replace_other_data_or_a_locked_file() {
+    use fs4::fs_std::FileExt;
+    let dir = scratch("foreign");
+    let c = cohort(&dir);
+    let records = std::fs::read_to_string(&c).unwrap();
+    let bench = |out: &Path| {
+        drop7(&[
+            "bench",
+            "--suite",
+            "engine",
+            "--quick",
+            "--games",
+            "8",
+            "--reference-games",
+            "2",
+            "--out",
+            s(out),
+        ])
+    };
+    let b = bench(&c);
+    assert_eq!(b.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&b.stderr);
+    assert!(
+        err.contains("c.jsonl exists and is not a drop7 bench report"),
+        "{err}"
+    );
+    assert_eq!(std::fs::read_to_string(&c).unwrap(), records);
+    // A report is replaced by the next run's.
+    let report = dir.join("bench.json");
+    assert!(bench(&report).status.success());
+    assert!(bench(&report).status.success());
+    // A picture name holding other text is kept; an SVG is replaced.
+    let other = dir.join("notes.svg");
+    std::fs::write(&other, "my notes\n").unwrap();
+    fails(
+        &["summary", s(&c), "--plot", s(&other)],
+        &["--plot", "notes.svg exists and is not an SVG picture"],
+    );
+    assert_eq!(std::fs::read_to_string(&other).unwrap(), "my notes\n");
+    let svg = dir.join("scores.svg");
+    ok(&["summary", s(&c), "--plot", s(&svg)]);
+    ok(&["summary", s(&c), "--plot", s(&svg)]);
+    // Locked by a writer: refused, even an SVG or a report.
+    for f in [&svg, &report] {
+        let before = std::fs::read(f).unwrap();
+        let held = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open(f)
+            .unwrap();
+        assert!(held.try_lock_exclusive().unwrap());
+        let run = if f == &svg {
+            drop7(&["summary", s(&c), "--plot", s(f)])
+        } else {
+            bench(f)
+        };
+        assert_eq!(run.status.code(), Some(1));
+        let err = String::from_utf8_lossy(&run.stderr);
+        assert!(
+            err.contains("is being written by another drop7 (locked)"),
+            "{err}"
+        );
+        assert_eq!(std::fs::read(f).unwrap(), before);
+    }
+}
+
+/// A FIFO as `--out` is written only while a reader has it open (no
+/// reader: refused at once, rather than records lost in its buffer and the
+/// run blocked); a FIFO in a tape's place is refused even with --force.
+#[test]
+fn fifos_without_a_reader_are_refused() {
+    let dir = scratch("fifo-out");
+    let fifo = dir.join("records.jsonl");
+    let mk = |p: &Path| {
+        assert!(Command::new("mkfifo").arg(p).status().unwrap().success());
+    };
+    mk(&fifo);
+    fails(
+        &["play", "--games", "2", "--out", s(&fifo)],
+        &["--out", "records.jsonl is a FIFO with no reader"],
+    );
+    // With a reader, the records go through it.
+    let reader = std::thread::spawn({
+        let fifo = fifo.clone();
+        move || std::fs::read_to_string(fifo).unwrap()
+    });
+    // (The reader's open blocks until the writer's; retry while it is not there yet.)
+    let mut done = false;
+    for _ in 0..200 {
+        let o = drop7(&["play", "--games", "2", "--quiet", "--out", s(&fifo)]);
+        if o.status.success() {
+            done = true;
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert!(done, "no run reached the FIFO's reader");
+    assert_eq!(reader.join().unwrap().lines().count(), 2);
+    let tapes = dir.join("tapes");
+    std::fs::create_dir(&tapes).unwrap();
+    mk(&tapes.join("0x00000001.tape.json"));
+    for force in [false, true] {
+        let mut args = vec!["play", "--games", "1", "--tapes", s(&tapes)];
+        if force {
+            args.push("--force");
+        }
+        fails(&args, &["0x00000001.tape.json is not a regular file"]);
     }
 }

@@ -380,6 +380,10 @@ pub fn run(args: &BenchArgs) -> Result<()> {
     // Fail on an unwritable path before minutes of measuring (a FIFO, device
     // or directory would be replaced by the final rename: refused).
     super::cohort::output_target("--out ", &out)?;
+    super::cohort::refuse_locked("--out ", &out)?;
+    super::cohort::refuse_foreign("--out ", &out, "a drop7 bench report", |head| {
+        head.starts_with(b"{") && head.windows(9).any(|w| w == b"\"machine\"")
+    })?;
     fs::OpenOptions::new()
         .create(true)
         .append(true)

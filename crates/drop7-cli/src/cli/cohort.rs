@@ -91,6 +91,56 @@ pub(crate) fn output_target(label: &str, out: &Path) -> Result<PathBuf> {
     Ok(out.to_path_buf())
 }
 
+/// Refuses a file that another drop7 holds locked (a `play --out` or
+/// `--trace` being written): replacing it would lose that run's records.
+pub(crate) fn refuse_locked(label: &str, out: &Path) -> Result<()> {
+    use fs4::fs_std::FileExt;
+    if File::open(out).is_ok_and(|f| matches!(FileExt::try_lock_shared(&f), Ok(false))) {
+        bail!(
+            "{label}{} is being written by another drop7 (locked): nothing was changed",
+            out.display()
+        );
+    }
+    Ok(())
+}
+
+/// Refuses to replace an existing non-empty `out` whose first bytes do not
+/// look like this command's own output (`ours`, e.g. an SVG picture or a
+/// bench report): an output name that is by mistake a record file or any
+/// other data is kept. A previous output of the same kind is replaced, as
+/// a rerun expects.
+pub(crate) fn refuse_foreign(
+    label: &str,
+    out: &Path,
+    what: &str,
+    ours: impl Fn(&[u8]) -> bool,
+) -> Result<()> {
+    use std::io::Read;
+    let Ok(file) = File::open(out) else {
+        return Ok(());
+    };
+    let mut head = Vec::with_capacity(256);
+    if file.take(256).read_to_end(&mut head).is_err() || head.is_empty() {
+        return Ok(());
+    }
+    let start = head
+        .iter()
+        .position(|b| !b.is_ascii_whitespace())
+        .unwrap_or(head.len());
+    if !ours(&head[start..]) {
+        bail!(
+            "{label}{} exists and is not {what}: nothing was written (remove it or choose another name)",
+            out.display()
+        );
+    }
+    Ok(())
+}
+
+/// Whether `head` (an existing file's first bytes) begins an SVG picture.
+pub(crate) fn looks_svg(head: &[u8]) -> bool {
+    head.starts_with(b"<svg") || head.starts_with(b"<?xml")
+}
+
 /// Refuses a `--plot` name that does not end in `.svg` (the picture is SVG),
 /// or that is not a regular file.
 fn check_plot(plot: &Path) -> Result<()> {
@@ -120,6 +170,14 @@ fn check_plot(plot: &Path) -> Result<()> {
         );
     }
     output_target("--plot ", plot).map(|_| ())
+}
+
+/// After [`check_plot`] and the check that the picture is none of the
+/// inputs: an existing `--plot` file must be an earlier picture, not other
+/// data, and not one being written by another drop7.
+fn check_plot_replaceable(plot: &Path) -> Result<()> {
+    refuse_locked("--plot ", plot)?;
+    refuse_foreign("--plot ", plot, "an SVG picture", looks_svg)
 }
 
 /// Writes a whole text report to stdout; a failure says so.
@@ -217,16 +275,7 @@ fn refuse_output_is_input(
 fn refuse_existing(out: &Path, force: bool) -> Result<()> {
     // A file that a running `play` holds is named as such first: --force
     // would not help there.
-    let locked = || {
-        use fs4::fs_std::FileExt;
-        File::open(out).is_ok_and(|f| matches!(FileExt::try_lock_shared(&f), Ok(false)))
-    };
-    if std::fs::metadata(out).is_ok_and(|m| m.len() > 0) && locked() {
-        bail!(
-            "{} is being written by another drop7 (locked): nothing was changed",
-            out.display()
-        );
-    }
+    refuse_locked("", out)?;
     if !force && std::fs::metadata(out).is_ok_and(|m| m.len() > 0) {
         bail!(
             "{} exists and is not empty: add --force to overwrite it (nothing was changed)",
@@ -776,6 +825,79 @@ fn incomplete_note(seen: &SeedSet, reference: &GameRecord) -> Option<String> {
 }
 
 /// The first file and line holding `seed` (for the duplicate message).
+/// Which game a record is of: a seed's, or a scripted round's (two rounds
+/// may share a generator seed: the round's id tells them apart, and a
+/// round is paired with the same round).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+enum GameKey {
+    Seed(u32),
+    Round(String, u32),
+}
+
+impl GameKey {
+    fn of(rec: &GameRecord, seed: u32) -> GameKey {
+        match &rec.round {
+            Some(id) => GameKey::Round(id.clone(), seed),
+            None => GameKey::Seed(seed),
+        }
+    }
+}
+
+impl std::fmt::Display for GameKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            GameKey::Seed(seed) => write!(f, "seed {}", seed_hex(*seed)),
+            GameKey::Round(id, _) => write!(f, "round {id:?}"),
+        }
+    }
+}
+
+/// The games already counted: seeds as ranges (a cohort of millions in a
+/// few entries), rounds by id and seed with the file and line first seen.
+#[derive(Default)]
+struct GamesSeen {
+    seeds: SeedSet,
+    rounds: HashMap<(String, u32), (usize, u64)>,
+}
+
+impl GamesSeen {
+    /// Adds the game of file `file`, line `line`; `Err(None)` for a seed
+    /// seen before (its first line is looked up again), `Err(Some(at))`
+    /// for a round seen before at `at` (file index, line).
+    fn insert(
+        &mut self,
+        key: &GameKey,
+        file: usize,
+        line: u64,
+    ) -> Result<(), Option<(usize, u64)>> {
+        match key {
+            GameKey::Seed(seed) => {
+                if self.seeds.insert(*seed) {
+                    Ok(())
+                } else {
+                    Err(None)
+                }
+            }
+            GameKey::Round(id, seed) => match self.rounds.entry((id.clone(), *seed)) {
+                std::collections::hash_map::Entry::Occupied(e) => Err(Some(*e.get())),
+                std::collections::hash_map::Entry::Vacant(v) => {
+                    v.insert((file, line));
+                    Ok(())
+                }
+            },
+        }
+    }
+
+    /// Where a repeated game was first seen among `files`.
+    fn first(&self, files: &[PathBuf], key: &GameKey, at: Option<(usize, u64)>) -> (String, u64) {
+        match (key, at) {
+            (_, Some((file, line))) => (files[file].display().to_string(), line),
+            (GameKey::Seed(seed), None) => first_with_seed(files, *seed),
+            (GameKey::Round(..), None) => ("?".into(), 0),
+        }
+    }
+}
+
 fn first_with_seed(files: &[PathBuf], seed: u32) -> (String, u64) {
     for path in files {
         let mut found = None;
@@ -929,6 +1051,7 @@ pub fn run_summary(args: &SummaryArgs) -> Result<()> {
             &inputs,
             "the picture would replace its records",
         )?;
+        check_plot_replaceable(plot)?;
     }
     let files: Vec<&Path> = args.files.iter().map(PathBuf::as_path).collect();
     refuse_given_twice(&files, "its games would count twice")?;
@@ -945,7 +1068,7 @@ pub fn run_summary(args: &SummaryArgs) -> Result<()> {
     let (mut chain_max, mut chain_mean, mut work) =
         (Dist::integers(), Dist::millis(), Dist::integers());
     let (mut p50, mut p95, mut p99) = (Dist::millis(), Dist::millis(), Dist::millis());
-    let mut seen = SeedSet::default();
+    let mut seen = GamesSeen::default();
     for (k, path) in args.files.iter().enumerate() {
         let shown = path.display().to_string();
         for_each_record(path, |line, rec| {
@@ -953,11 +1076,11 @@ pub fn run_summary(args: &SummaryArgs) -> Result<()> {
             // Another run's record first: with its own seeds it would also
             // look like a game counted twice, which is not the reason.
             one_run.check(&shown, line, &rec)?;
-            if !seen.insert(seed) {
-                let (file, first) = first_with_seed(&args.files[..=k], seed);
+            let key = GameKey::of(&rec, seed);
+            if let Err(at) = seen.insert(&key, k, line) {
+                let (file, first) = seen.first(&args.files[..=k], &key, at);
                 bail!(
-                    "{shown} line {line}: seed {} already at {file} line {first}: a game counted twice (a file given twice or a repeated record)",
-                    rec.seed
+                    "{shown} line {line}: {key} already at {file} line {first}: a game counted twice (a file given twice or a repeated record)"
                 );
             }
             games += 1;
@@ -995,7 +1118,7 @@ pub fn run_summary(args: &SummaryArgs) -> Result<()> {
     let (reference, _) = one_run.reference.expect("files are non-empty");
     // Part of a cohort is summarised as it is (a shard, a run still going),
     // but said so: its figures are not the cohort's.
-    if let Some(note) = incomplete_note(&seen, &reference) {
+    if let Some(note) = incomplete_note(&seen.seeds, &reference) {
         eprintln!("{note}");
     }
     // One game has no spread: no sd, and no interval (a bootstrap of one
@@ -1182,6 +1305,7 @@ pub fn run_compare(args: &CompareArgs) -> Result<()> {
             &[("BASE", &args.base), ("CANDIDATE", &args.candidate)],
             "the picture would replace its records",
         )?;
+        check_plot_replaceable(plot)?;
     }
     refuse_given_twice(
         &[&args.base, &args.candidate],
@@ -1200,7 +1324,7 @@ pub fn run_compare(args: &CompareArgs) -> Result<()> {
         censored: bool,
         max_moves: Option<u32>,
     }
-    let mut base: HashMap<u32, Base> = HashMap::new();
+    let mut base: HashMap<GameKey, Base> = HashMap::new();
     let bshown = args.base.display().to_string();
     let mut base_run = OneRun::new(ONE_DRIVER);
     for_each_record(&args.base, |line, rec| {
@@ -1213,13 +1337,11 @@ pub fn run_compare(args: &CompareArgs) -> Result<()> {
             censored: rec.censored,
             max_moves: rec.max_moves,
         };
-        if let Some(old) = base.insert(seed, b) {
-            bail!(
-                "{bshown} line {line}: seed {} already at line {}",
-                rec.seed,
-                old.line
-            );
+        let key = GameKey::of(&rec, seed);
+        if let Some(old) = base.get(&key) {
+            bail!("{bshown} line {line}: {key} already at line {}", old.line);
         }
+        base.insert(key, b);
         Ok(())
     })?;
     let base_run = base_run.reference.map(|(r, _)| r);
@@ -1231,18 +1353,16 @@ pub fn run_compare(args: &CompareArgs) -> Result<()> {
     let mut candidate_run = OneRun::new(ONE_DRIVER);
     // The candidate's seeds, for its repeated records (paired or not: an
     // unpaired one repeated would count twice among the unpaired).
-    let mut candidate_seen = SeedSet::default();
+    let mut candidate_seen = GamesSeen::default();
     for_each_record(&args.candidate, |line, rec| {
         let seed = record_seed(&rec).map_err(|e| anyhow!("{cshown} line {line}: {e}"))?;
         candidate_run.check(&cshown, line, &rec)?;
-        if !candidate_seen.insert(seed) {
-            let (_, first) = first_with_seed(std::slice::from_ref(&args.candidate), seed);
-            bail!(
-                "{cshown} line {line}: seed {} already at line {first}",
-                rec.seed
-            );
+        let key = GameKey::of(&rec, seed);
+        if let Err(at) = candidate_seen.insert(&key, 0, line) {
+            let (_, first) = candidate_seen.first(std::slice::from_ref(&args.candidate), &key, at);
+            bail!("{cshown} line {line}: {key} already at line {first}");
         }
-        let Some((b, r)) = base.get_mut(&seed).zip(base_run.as_ref()) else {
+        let Some((b, r)) = base.get_mut(&key).zip(base_run.as_ref()) else {
             unpaired_candidate += 1;
             return Ok(());
         };
@@ -1295,7 +1415,9 @@ pub fn run_compare(args: &CompareArgs) -> Result<()> {
     let unpaired_base = base.values().filter(|b| !b.paired).count() as u64;
     let pairs = delta.n;
     if pairs == 0 {
-        bail!("{bshown} and {cshown} share no seed: nothing to compare");
+        bail!(
+            "{bshown} and {cshown} share no game (seed, or round id and seed): nothing to compare"
+        );
     }
     // One pair has no sd: no bound, no floor and no verdict (a bootstrap of
     // one value would only repeat it).
@@ -1350,8 +1472,13 @@ pub fn run_compare(args: &CompareArgs) -> Result<()> {
     let mut o = Vec::new();
     writeln!(
         o,
-        "pairs      {} paired by seed ({unpaired_base} only in {bshown}, {unpaired_candidate} only in {cshown})",
-        super::count(pairs, "game")
+        "pairs      {} paired by {} ({unpaired_base} only in {bshown}, {unpaired_candidate} only in {cshown})",
+        super::count(pairs, "game"),
+        if base_run.as_ref().is_some_and(|r| r.round.is_some()) {
+            "round id and seed"
+        } else {
+            "seed"
+        }
     )?;
     match sd {
         Some(sd) => writeln!(

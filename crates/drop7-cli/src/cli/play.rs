@@ -786,6 +786,7 @@ pub(super) fn open_locked(path: &Path, flag: &str, new: &mut NewFiles) -> Result
             new.created.push(path.to_path_buf());
             f
         }
+        Err(_) if is_fifo(path) => open_fifo_with_reader(path, flag)?,
         Err(_) => options
             .create(true)
             .truncate(false)
@@ -799,6 +800,59 @@ pub(super) fn open_locked(path: &Path, flag: &str, new: &mut NewFiles) -> Result
         ),
         Err(e) => Err(e).with_context(|| format!("cannot lock {flag} {shown}")),
     }
+}
+
+fn is_fifo(path: &Path) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        std::fs::metadata(path).is_ok_and(|m| m.file_type().is_fifo())
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = path;
+        false
+    }
+}
+
+/// Opens a FIFO (e.g. a `>(gzip > x.gz)` process substitution) for writing
+/// only when a reader has it open: opened for reading and writing as a file
+/// is, a FIFO with no reader would take the records into its buffer and
+/// lose them, then block the run once the buffer is full.
+#[cfg(unix)]
+fn open_fifo_with_reader(path: &Path, flag: &str) -> Result<File> {
+    use std::os::fd::AsRawFd;
+    use std::os::unix::fs::OpenOptionsExt;
+    let shown = path.display();
+    let file = OpenOptions::new()
+        .write(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path)
+        .map_err(|e| {
+            if e.raw_os_error() == Some(libc::ENXIO) {
+                anyhow!("{flag} {shown} is a FIFO with no reader: start its reader first (nothing was written)")
+            } else {
+                anyhow::Error::new(e).context(format!("cannot open {flag} {shown}"))
+            }
+        })?;
+    let fd = file.as_raw_fd();
+    // SAFETY: `fd` is the open descriptor of `file`, alive for these calls;
+    // F_GETFL/F_SETFL only read and set its status flags (back to blocking
+    // writes, as for a regular file).
+    let cleared = unsafe {
+        let flags = libc::fcntl(fd, libc::F_GETFL);
+        flags >= 0 && libc::fcntl(fd, libc::F_SETFL, flags & !libc::O_NONBLOCK) == 0
+    };
+    if !cleared {
+        return Err(std::io::Error::last_os_error())
+            .with_context(|| format!("cannot open {flag} {shown}"));
+    }
+    Ok(file)
+}
+
+#[cfg(not(unix))]
+fn open_fifo_with_reader(path: &Path, flag: &str) -> Result<File> {
+    bail!("cannot open {flag} {}: a FIFO", path.display())
 }
 
 /// Opens and locks `--out`. Without `--resume`: refuses an existing non-empty

@@ -41,6 +41,13 @@ impl TapeErrors {
 
 fn write_tape(dir: &Path, name: &str, tape: &Tape) -> Result<(), String> {
     let path = dir.join(tape_file(name));
+    // (Checked before the run too; a FIFO put there since would block.)
+    if fs::symlink_metadata(&path).is_ok() && !fs::metadata(&path).is_ok_and(|m| m.is_file()) {
+        return Err(format!(
+            "writing tape {}: not a regular file",
+            path.display()
+        ));
+    }
     let text = serde_json::to_string(tape).map_err(|e| e.to_string())?;
     fs::write(&path, text + "\n").map_err(|e| format!("writing tape {}: {e}", path.display()))
 }
@@ -88,9 +95,6 @@ pub fn shown_id(id: &str) -> String {
 /// write (`ours` says which file names are), unless `force`: `--tapes`
 /// overwrites only with `--force`, as `--out` and `--trace` do.
 pub fn refuse_existing_tapes(dir: &Path, force: bool, ours: impl Fn(&str) -> bool) -> Result<()> {
-    if force {
-        return Ok(());
-    }
     let entries = match fs::read_dir(dir) {
         Ok(e) => e,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
@@ -106,8 +110,19 @@ pub fn refuse_existing_tapes(dir: &Path, force: bool, ours: impl Fn(&str) -> boo
         if let Some(name) = entry.file_name().to_str()
             && ours(name)
         {
+            // Even with --force: a FIFO, device or folder in a tape's place
+            // would block the run or take the tape.
+            if !fs::metadata(entry.path()).is_ok_and(|m| m.is_file()) {
+                bail!(
+                    "--tapes {} is not a regular file: nothing was written",
+                    entry.path().display()
+                );
+            }
             found.push(name.to_string());
         }
+    }
+    if force {
+        return Ok(());
     }
     found.sort();
     let Some(first) = found.first() else {
