@@ -101,3 +101,9 @@ def play(
 from drop7.envs import Drop7Env, Drop7VectorEnv, IllegalMove, register_envs  # noqa: E402
 
 register_envs()
+
+
+def __dir__() -> List[str]:
+    """The public names (``__all__``) and the submodules, without the helper
+    imports (``json``, ``warnings``, ``typing`` names)."""
+    return sorted(__all__ + ["envs"])

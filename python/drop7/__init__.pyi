@@ -5,6 +5,10 @@ the top (the trace format's 49-character board, row by row), cell codes
 0 empty, 1-7 numbered discs, 8 solid gray disc, 9 cracked gray disc.
 Spec: shared/spec/rules.md (engine), search.md (decide, leaf),
 trace-format.md (moves), formats.md (records of ``drop7 play --out``).
+
+``Wave``, ``MoveOutcome``, ``Position``, ``SearchStats``, ``Decision`` and
+``GameRecord`` are ``TypedDict`` shapes of the plain dicts the calls return:
+names for type checkers only (``drop7.Decision`` does not exist at run time).
 """
 
 from typing import Any, Dict, Iterable, List, Literal, Mapping, Optional, Tuple, TypedDict, Union, overload

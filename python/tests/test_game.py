@@ -187,3 +187,11 @@ def test_board_string_errors_say_board_once():
     floating = "0" * 21 + "1" + "0" * 27
     with pytest.raises(ValueError, match=r"^board column 0 is not bottom-packed"):
         drop7.Game.from_board(floating, 1)
+
+
+def test_dir_lists_the_public_names_only():
+    """dir(drop7) shows the package's API, not its helper imports."""
+    names = dir(drop7)
+    assert set(drop7.__all__) <= set(names)
+    for helper in ("json", "warnings", "Any", "Iterable", "List", "Optional", "annotations"):
+        assert helper not in names
