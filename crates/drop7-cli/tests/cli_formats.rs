@@ -939,9 +939,10 @@ fn d7p_policy_flooding_engines() {
     let dir = scratch("d7p-flood");
     let handshake = "read l; echo d7pok; read l; echo readyok;";
     for (cmd, why) in [
+        // (Each move first resynchronises: `isready` … `readyok`.)
         (
             format!("{handshake} yes info"),
-            "engine sent no bestmove within 300 ms",
+            "engine sent no readyok within 300 ms",
         ),
         (
             format!("{handshake} yes | tr -d '\\n'"),
@@ -981,7 +982,10 @@ fn d7p_policy_flooding_engines() {
 
 /// An engine that answers without reading its input (its input pipe fills)
 /// fails its move ("not reading its input") and is restarted: the run ends
-/// with every record instead of blocking on a write for ever.
+/// with every record instead of blocking on a write for ever. (It sends
+/// `readyok` and `bestmove 0` in turn, so each move's resynchronisation
+/// finds a `readyok`; the `bestmove` left over from the handshake's is
+/// discarded and reported.)
 #[test]
 fn d7p_policy_engine_that_does_not_read() {
     use std::sync::Arc;
@@ -990,7 +994,10 @@ fn d7p_policy_engine_that_does_not_read() {
     let out = dir.join("r.jsonl");
     let mut child = Command::new(EXE)
         .args(["play", "--games", "200", "--threads", "1", "--force"])
-        .args(["--policy", "d7p:echo d7pok; echo readyok; yes 'bestmove 0'"])
+        .args([
+            "--policy",
+            "d7p:echo d7pok; yes \"$(printf 'readyok\\nbestmove 0')\"",
+        ])
         .args(["--out", out.to_str().unwrap()])
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
@@ -1015,6 +1022,10 @@ fn d7p_policy_engine_that_does_not_read() {
         err.contains("engine is not reading its input; restarting it"),
         "{err}"
     );
+    assert!(
+        err.contains("sent `bestmove` when no `go` was waiting"),
+        "{err}"
+    );
     let recs = jsonl(&out);
     assert_eq!(recs.len(), 200);
     let failures: u64 = recs
@@ -1024,29 +1035,157 @@ fn d7p_policy_engine_that_does_not_read() {
     assert!(failures > 0);
 }
 
-/// A column past 6 (`bestmove 9`) is an illegal choice, as a full column is:
-/// counted in `illegalChoices`, the first legal column played, the engine
-/// kept.
+/// Any integer column outside 0..=6 (`bestmove 9`, `-1`, one too large for
+/// any integer type) is an illegal choice, as a full column is: counted in
+/// `illegalChoices`, the first legal column played, the engine kept, exit 0.
+/// A word is a garbled answer (engine restarted, given up after 3, exit 1).
 #[test]
 fn d7p_policy_column_out_of_range_is_illegal() {
     let dir = scratch("d7p-col9");
     let out = dir.join("r.jsonl");
-    let engine = "d7p:while read -r l; do case $l in d7p) echo d7pok;; isready) echo readyok;; go) echo bestmove 9;; quit) exit 0;; esac; done";
-    ok(&[
+    let engine = |answer: &str| {
+        format!(
+            "d7p:while read -r l; do case $l in d7p) echo d7pok;; isready) echo readyok;; \
+             go) echo bestmove {answer};; quit) exit 0;; esac; done"
+        )
+    };
+    for answer in ["9", "-1", "99999999999999999999", "-99999999999999999999"] {
+        let o = drop7(&[
+            "play",
+            "--games",
+            "1",
+            "--max-moves",
+            "3",
+            "--policy",
+            &engine(answer),
+            "--out",
+            out.to_str().unwrap(),
+            "--force",
+            "--quiet",
+        ]);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(0), "{answer}: {err}");
+        assert!(err.is_empty(), "{answer}: {err}");
+        let rec = &jsonl(&out)[0];
+        assert_eq!(rec["moves"], 3);
+        assert_eq!(rec["illegalChoices"], 3, "{answer}: {rec}");
+        assert_eq!(rec["engineFailures"], 0, "{answer}: {rec}");
+    }
+    let o = drop7(&[
         "play",
         "--games",
         "1",
         "--max-moves",
         "3",
         "--policy",
-        engine,
+        &engine("1.5"),
         "--out",
         out.to_str().unwrap(),
+        "--force",
+        "--quiet",
     ]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert_eq!(
+        err.matches("engine answered \"bestmove 1.5\"").count(),
+        3,
+        "{err}"
+    );
     let rec = &jsonl(&out)[0];
-    assert_eq!(rec["moves"], 3);
-    assert_eq!(rec["illegalChoices"], 3, "{rec}");
-    assert_eq!(rec["engineFailures"], 0, "{rec}");
+    assert_eq!(rec["engineFailures"], 3, "{rec}");
+    assert_eq!(rec["illegalChoices"], 0, "{rec}");
+}
+
+/// The fields of a game record that the games decide (not timings).
+fn game_fields(recs: &[Value]) -> Vec<Vec<Value>> {
+    recs.iter()
+        .map(|r| {
+            [
+                "seed",
+                "score",
+                "moves",
+                "levels",
+                "terminalReason",
+                "trajectorySha256",
+                "engineFailures",
+                "illegalChoices",
+            ]
+            .iter()
+            .map(|k| r[*k].clone())
+            .collect()
+        })
+        .collect()
+}
+
+/// `drop7 d7p --policy random` answers from the position alone, so a
+/// `d7p:` run of it plays the same games on 1 and 2 threads, and a shard
+/// plays the same games as its part of the whole run.
+#[test]
+fn d7p_random_engine_is_deterministic() {
+    let dir = scratch("d7p-random");
+    let engine = format!("d7p:{EXE} d7p --policy random");
+    let run = |name: &str, extra: &[&str]| {
+        let out = dir.join(format!("{name}.jsonl"));
+        let mut args = vec!["play", "--games", "8", "--policy", &engine, "--quiet"];
+        args.extend_from_slice(extra);
+        args.extend(["--force", "--out", out.to_str().unwrap()]);
+        ok(&args);
+        game_fields(&jsonl(&out))
+    };
+    let one = run("t1", &["--threads", "1"]);
+    let two = run("t2", &["--threads", "2"]);
+    assert_eq!(one.len(), 8);
+    assert_eq!(one, two);
+    let shard = run("shard", &["--threads", "2", "--shard", "2/2"]);
+    assert_eq!(shard.len(), 4);
+    assert_eq!(shard[..], one[4..]);
+    // Not one column for every position.
+    assert!(one.iter().any(|r| r[1] != one[0][1]), "{one:?}");
+}
+
+/// An engine that sends a `bestmove` nobody asked for (here each answer
+/// twice, and one more before every `readyok`) does not shift the answers:
+/// every move resynchronises (`isready` … `readyok`) before its `go` and
+/// discards the stale lines (reported once per engine process), so the
+/// games equal those of the well-behaved engine.
+#[test]
+fn d7p_policy_discards_stale_bestmoves() {
+    let dir = scratch("d7p-stale");
+    let plain = format!("d7p:{EXE} d7p --policy random");
+    let noisy = format!(
+        "d7p:{EXE} d7p --policy random | while IFS= read -r l; do case $l in \
+         bestmove*) echo \"$l\"; echo \"$l\";; readyok) echo bestmove 6; echo \"$l\";; \
+         *) echo \"$l\";; esac; done"
+    );
+    let mut games = Vec::new();
+    for (name, engine) in [("plain", &plain), ("noisy", &noisy)] {
+        let out = dir.join(format!("{name}.jsonl"));
+        let o = drop7(&[
+            "play",
+            "--games",
+            "4",
+            "--threads",
+            "1",
+            "--policy",
+            engine,
+            "--quiet",
+            "--force",
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(0), "{name}: {err}");
+        let warned = err
+            .matches("sent `bestmove` when no `go` was waiting for it")
+            .count();
+        assert_eq!(warned, usize::from(name == "noisy"), "{name}: {err}");
+        assert_eq!(err.lines().count(), warned, "{name}: {err}");
+        let recs = jsonl(&out);
+        assert!(recs.iter().all(|r| r["engineFailures"] == 0), "{name}");
+        assert!(recs.iter().all(|r| r["illegalChoices"] == 0), "{name}");
+        games.push(game_fields(&recs));
+    }
+    assert_eq!(games[0], games[1]);
 }
 
 /// `play --round --out` guards its file as `play --out` does: a non-empty

@@ -223,12 +223,37 @@ mod tests {
             parse_d7p_command("isready!").unwrap_err(),
             "unknown command \"isready!\""
         );
-        // Any column number is an answer (an illegal one past 6); a word is not.
+        // Any integer is an answer (an illegal one outside 0..=6: past 6,
+        // negative, or of any size); a word is not.
         assert_eq!(parse_d7p_bestmove("bestmove 9"), Ok(Some(9)));
         assert_eq!(parse_d7p_bestmove(" bestmove 3 "), Ok(Some(3)));
+        assert_eq!(parse_d7p_bestmove("bestmove +3"), Ok(Some(3)));
+        assert_eq!(parse_d7p_bestmove("bestmove 003"), Ok(Some(3)));
+        assert_eq!(parse_d7p_bestmove("bestmove -0"), Ok(Some(0)));
         assert_eq!(parse_d7p_bestmove("bestmove none"), Ok(None));
-        assert!(parse_d7p_bestmove("bestmove -1").is_err());
-        assert!(parse_d7p_bestmove("bestmove").is_err());
+        for illegal in [
+            "bestmove -1",
+            "bestmove -7",
+            "bestmove 99999999999999999999",
+            "bestmove -99999999999999999999",
+            &format!("bestmove {}", "9".repeat(500)),
+        ] {
+            let c = parse_d7p_bestmove(illegal);
+            assert!(matches!(c, Ok(Some(c)) if c > 6), "{illegal}: {c:?}");
+        }
+        for garbled in [
+            "bestmove",
+            "bestmove -",
+            "bestmove +",
+            "bestmove 3.0",
+            "bestmove 1e3",
+            "bestmove three",
+            "bestmove --1",
+            "bestmove ３",
+            "bestmoves 3",
+        ] {
+            assert!(parse_d7p_bestmove(garbled).is_err(), "{garbled}");
+        }
     }
 
     #[test]
@@ -682,21 +707,38 @@ fn d7p_position(tokens: &[&str]) -> Result<crate::position::Position, String> {
     })
 }
 
-/// Parses an engine's `bestmove C|none` answer (a D7P client reads it). A
-/// column number outside 0..=6 is returned as is: it is an illegal choice,
-/// as a full column is, for the caller to check.
+/// Parses an engine's `bestmove C|none` answer (a D7P client reads it). Any
+/// integer is a column: one outside 0..=6 (past 6, negative, or too large
+/// for a `usize`) is an illegal choice, as a full column is, for the caller
+/// to check; it is returned as itself when it is a `usize`, else as
+/// `usize::MAX`.
 ///
 /// # Errors
-/// Any other line (a column that is not a number).
+/// Any other line (a column that is not an integer, a missing column).
 pub fn parse_d7p_bestmove(line: &str) -> Result<Option<usize>, String> {
     let mut words = line.split_whitespace();
     let bad = || format!("engine answered {:?}", d7p_shorten(line.trim()));
     if words.next() != Some("bestmove") {
         return Err(bad());
     }
-    match words.next() {
-        Some("none") => Ok(None),
-        Some(t) => t.parse::<usize>().map(Some).map_err(|_| bad()),
-        None => Err(bad()),
+    let t = match words.next() {
+        Some("none") => return Ok(None),
+        Some(t) => t,
+        None => return Err(bad()),
+    };
+    let (negative, digits) = match t.as_bytes().first() {
+        Some(b'-') => (true, &t[1..]),
+        Some(b'+') => (false, &t[1..]),
+        _ => (false, t),
+    };
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(bad());
     }
+    if digits.bytes().all(|b| b == b'0') {
+        return Ok(Some(0));
+    }
+    if negative {
+        return Ok(Some(usize::MAX));
+    }
+    Ok(Some(digits.parse::<usize>().unwrap_or(usize::MAX)))
 }

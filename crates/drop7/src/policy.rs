@@ -50,6 +50,17 @@ impl RandomPolicy {
         }
         Some(legal[((u64::from(b) * n as u64) >> 32) as usize])
     }
+
+    /// The random choice for `pos` alone (no stream carried from move to
+    /// move): one draw of the stream of [`RandomPolicy::new`] seeded with a
+    /// hash of the board, next disc and moves to the rise, so the same
+    /// position always gets the same column, whatever was asked before.
+    /// `drop7 d7p --policy random` answers with this (a D7P policy is a
+    /// function of the position); `None` if no column is legal.
+    pub fn choose_for_position(pos: &Position) -> Option<usize> {
+        let h = crate::table::Key::new(pos, 0).hash();
+        RandomPolicy::new((h ^ (h >> 32)) as u32).choose(&pos.board)
+    }
 }
 
 /// The greedy **test-data** policy (rules.md §10): the column with the best
@@ -120,5 +131,42 @@ impl Policy for GreedyPolicy {
                 .ok()
                 .map(|s| (s.score_delta, s.terminal.is_some()))
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The position's random choice depends on the position alone: asked
+    /// again (after other positions) it is the same column; the positions
+    /// of one opening do not all get the same column; a full board gets none.
+    #[test]
+    fn random_choice_for_a_position_is_a_function_of_it() {
+        let positions: Vec<Position> = (1..=7)
+            .flat_map(|d| {
+                (1..=5).map(move |r| Position {
+                    moves_remaining: r,
+                    ..Position::initial(d)
+                })
+            })
+            .collect();
+        let first: Vec<Option<usize>> = positions
+            .iter()
+            .map(RandomPolicy::choose_for_position)
+            .collect();
+        let again: Vec<Option<usize>> = positions
+            .iter()
+            .rev()
+            .map(RandomPolicy::choose_for_position)
+            .collect();
+        assert!(first.iter().eq(again.iter().rev()));
+        assert!(first.iter().all(|c| c.is_some_and(|c| c < 7)));
+        assert!(first.iter().any(|c| *c != first[0]), "{first:?}");
+        let full = Position {
+            board: Board::from_cells(&[1; crate::board::CELLS]),
+            ..Position::initial(4)
+        };
+        assert_eq!(RandomPolicy::choose_for_position(&full), None);
     }
 }

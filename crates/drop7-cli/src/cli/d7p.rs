@@ -17,7 +17,10 @@
 //!   when it dies, with a per-move timeout (`DROP7_D7P_TIMEOUT_MS`, default
 //!   10,000 ms, checked at every line, so a flood of lines cannot extend it;
 //!   the lines wait in a bounded channel, and one over [`MAX_LINE`] is a
-//!   garbled answer). A dead, silent or confused engine never hangs a run: the move
+//!   garbled answer). Each move resynchronises first (`position`, `isready`
+//!   … `readyok`, then `go` … `bestmove`): a `bestmove` read before
+//!   `readyok` answered no `go` of this move and is discarded (reported
+//!   once per engine process). A dead, silent or confused engine never hangs a run: the move
 //!   is played in the first legal column and counted (`engineFailures`,
 //!   `illegalChoices` in the game's record). An engine that fails its
 //!   handshake before any game is an error; after 3 failures in a row the
@@ -300,16 +303,16 @@ pub fn run(args: &D7pArgs) -> Result<()> {
             true,
             stop,
         ),
-        PolicySpec::Random => {
-            let mut r = RandomPolicy::new(0);
-            serve(
-                Box::new(move |pos, _| r.choose(&pos.board)),
-                &name,
-                "random",
-                true,
-                stop,
-            )
-        }
+        // A function of the position alone (not one stream for the
+        // session): an answer never depends on the positions asked before,
+        // so a run gives the same games on any threads or shard split.
+        PolicySpec::Random => serve(
+            Box::new(|pos, _| RandomPolicy::choose_for_position(pos)),
+            &name,
+            "random",
+            true,
+            stop,
+        ),
         PolicySpec::Greedy => {
             let mut g = GreedyPolicy;
             serve(
@@ -490,6 +493,9 @@ struct Proc {
     lines: Receiver<EngineLine>,
     /// Its exit was collected ([`Proc::wait_for`]; its group killed first).
     reaped: bool,
+    /// It sent a `bestmove` that answered no `go` (discarded), and that was
+    /// reported: said once per engine process.
+    stale_reported: bool,
     /// Its slot in [`groups`] (unix; `None` when every slot was taken).
     #[cfg(unix)]
     slot: Option<usize>,
@@ -758,6 +764,7 @@ impl Proc {
             input,
             lines,
             reaped: false,
+            stale_reported: false,
             #[cfg(unix)]
             slot,
         };
@@ -798,10 +805,22 @@ impl Proc {
     fn wait_for(
         &mut self,
         what: &str,
-        want: impl Fn(&str) -> bool,
+        want: impl FnMut(&str) -> bool,
         timeout: Duration,
     ) -> Result<String, String> {
-        let deadline = Instant::now() + timeout;
+        self.wait_until(what, want, Instant::now() + timeout, timeout)
+    }
+
+    /// [`Proc::wait_for`] up to `deadline` (`timeout` after the start of
+    /// the wait it belongs to, as the error names it); `want` sees every
+    /// line read.
+    fn wait_until(
+        &mut self,
+        what: &str,
+        mut want: impl FnMut(&str) -> bool,
+        deadline: Instant,
+        timeout: Duration,
+    ) -> Result<String, String> {
         let mut heard = false;
         let late = |heard: bool| {
             let ms = timeout.as_millis();
@@ -842,6 +861,11 @@ impl Proc {
             }
         }
     }
+}
+
+/// Whether an engine's line is a `bestmove` answer (well formed or not).
+fn is_bestmove(line: &str) -> bool {
+    line.starts_with("bestmove")
 }
 
 /// Consecutive engine failures after which a [`D7pPolicy`] gives up.
@@ -937,19 +961,46 @@ impl D7pPolicy {
         }
     }
 
+    /// Sends the position, resynchronises (`isready` … `readyok`: a
+    /// `bestmove` read before `readyok` answers no `go` of this move, so it
+    /// is discarded, and reported once per engine process), then `go`; the
+    /// whole move has one timeout.
     fn ask(&mut self, pos: &Position) -> Result<Option<usize>, String> {
         if self.proc.is_none() {
             self.proc = Some(Proc::start(self.cmd, self.timeout)?);
         }
         let p = self.proc.as_mut().ok_or("no engine")?;
+        let deadline = Instant::now() + self.timeout;
         p.send(&format!(
             "position board {} next {} rise {}",
             format_cells(&pos.board.to_cells()),
             pos.next_disc,
             pos.moves_remaining
         ))?;
+        p.send("isready")?;
+        let mut stale = 0u64;
+        let synced = p.wait_until(
+            "readyok",
+            |l| {
+                if is_bestmove(l) {
+                    stale += 1;
+                }
+                l == "readyok"
+            },
+            deadline,
+            self.timeout,
+        );
+        if stale > 0 && !p.stale_reported {
+            p.stale_reported = true;
+            eprintln!(
+                "warning: d7p engine {:?}: sent `bestmove` when no `go` was waiting for it \
+                 (ignored; said once per engine start)",
+                self.cmd
+            );
+        }
+        synced?;
         p.send("go")?;
-        let line = p.wait_for("bestmove", |l| l.starts_with("bestmove"), self.timeout)?;
+        let line = p.wait_until("bestmove", is_bestmove, deadline, self.timeout)?;
         parse_d7p_bestmove(&line)
     }
 }
