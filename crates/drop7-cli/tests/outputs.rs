@@ -559,4 +559,16 @@ fn fifos_without_a_reader_are_refused() {
         }
         fails(&args, &["0x00000001.tape.json is not a regular file"]);
     }
+    // A symlink in a tape's place is refused too: the tape would replace
+    // the file it points to (here a record file outside the folder).
+    let elsewhere = dir.join("records-elsewhere.jsonl");
+    std::fs::write(&elsewhere, "kept\n").unwrap();
+    let linked = dir.join("linked");
+    std::fs::create_dir(&linked).unwrap();
+    std::os::unix::fs::symlink(&elsewhere, linked.join("0x00000001.tape.json")).unwrap();
+    fails(
+        &["play", "--games", "1", "--tapes", s(&linked), "--force"],
+        &["0x00000001.tape.json is a symlink"],
+    );
+    assert_eq!(std::fs::read_to_string(&elsewhere).unwrap(), "kept\n");
 }

@@ -17,10 +17,10 @@
 //!   when it dies, with a per-move timeout (`DROP7_D7P_TIMEOUT_MS`, default
 //!   10,000 ms, checked at every line, so a flood of lines cannot extend it;
 //!   the lines wait in a bounded channel, and one over [`MAX_LINE`] is a
-//!   garbled answer). Each move resynchronises first (`position`, `isready`
-//!   … `readyok`, then `go` … `bestmove`): a `bestmove` read before
-//!   `readyok` answered no `go` of this move and is discarded (reported
-//!   once per engine process). A dead, silent or confused engine never hangs a run: the move
+//!   garbled answer). Each move sends `position`, `isready` and `go` together
+//!   and reads `readyok`, then `bestmove` (one round trip; an engine handles
+//!   commands in order): a `bestmove` read before `readyok` answered no `go`
+//!   of this move and is discarded (reported once per engine process). A dead, silent or confused engine never hangs a run: the move
 //!   is played in the first legal column and counted (`engineFailures`,
 //!   `illegalChoices` in the game's record). An engine that fails its
 //!   handshake before any game is an error; after 3 failures in a row the
@@ -961,10 +961,10 @@ impl D7pPolicy {
         }
     }
 
-    /// Sends the position, resynchronises (`isready` … `readyok`: a
-    /// `bestmove` read before `readyok` answers no `go` of this move, so it
-    /// is discarded, and reported once per engine process), then `go`; the
-    /// whole move has one timeout.
+    /// Sends the position, `isready` and `go` together, then resynchronises
+    /// (`readyok`: a `bestmove` read before it answers no `go` of this move,
+    /// so it is discarded, and reported once per engine process) and reads
+    /// the answer; the whole move has one timeout.
     fn ask(&mut self, pos: &Position) -> Result<Option<usize>, String> {
         if self.proc.is_none() {
             self.proc = Some(Proc::start(self.cmd, self.timeout)?);
@@ -978,6 +978,11 @@ impl D7pPolicy {
             pos.moves_remaining
         ))?;
         p.send("isready")?;
+        // Sent at once: an engine handles commands in order (formats.md,
+        // D7P), so its `readyok` comes before the answer to this `go`, and
+        // one round trip per move does it (waiting for `readyok` before
+        // sending `go` doubled the time of a `d7p:` run).
+        p.send("go")?;
         let mut stale = 0u64;
         let synced = p.wait_until(
             "readyok",
@@ -999,7 +1004,6 @@ impl D7pPolicy {
             );
         }
         synced?;
-        p.send("go")?;
         let line = p.wait_until("bestmove", is_bestmove, deadline, self.timeout)?;
         parse_d7p_bestmove(&line)
     }
