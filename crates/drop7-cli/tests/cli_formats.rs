@@ -1049,8 +1049,8 @@ fn d7p_policy_column_out_of_range_is_illegal() {
              go) echo bestmove {answer};; quit) exit 0;; esac; done"
         )
     };
-    for answer in ["9", "-1", "99999999999999999999", "-99999999999999999999"] {
-        let o = drop7(&[
+    let play = |answer: &str| {
+        drop7(&[
             "play",
             "--games",
             "1",
@@ -1062,7 +1062,10 @@ fn d7p_policy_column_out_of_range_is_illegal() {
             out.to_str().unwrap(),
             "--force",
             "--quiet",
-        ]);
+        ])
+    };
+    for answer in ["9", "-1", "99999999999999999999", "-99999999999999999999"] {
+        let o = play(answer);
         let err = String::from_utf8_lossy(&o.stderr);
         assert_eq!(o.status.code(), Some(0), "{answer}: {err}");
         assert!(err.is_empty(), "{answer}: {err}");
@@ -1071,19 +1074,7 @@ fn d7p_policy_column_out_of_range_is_illegal() {
         assert_eq!(rec["illegalChoices"], 3, "{answer}: {rec}");
         assert_eq!(rec["engineFailures"], 0, "{answer}: {rec}");
     }
-    let o = drop7(&[
-        "play",
-        "--games",
-        "1",
-        "--max-moves",
-        "3",
-        "--policy",
-        &engine("1.5"),
-        "--out",
-        out.to_str().unwrap(),
-        "--force",
-        "--quiet",
-    ]);
+    let o = play("1.5");
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(1), "{err}");
     assert_eq!(

@@ -23,7 +23,7 @@
 
 use std::fs;
 use std::hint::black_box;
-use std::io::{BufRead, BufReader, Read};
+use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -112,10 +112,9 @@ impl DataFile {
     fn open(&self) -> Result<Box<dyn BufRead>> {
         match self {
             DataFile::Path(p) => open_maybe_gz(p),
-            DataFile::Builtin(_, bytes) if bytes.starts_with(&[0x1f, 0x8b]) => Ok(Box::new(
-                BufReader::new(flate2::read::GzDecoder::new(*bytes)),
-            )),
-            DataFile::Builtin(_, bytes) => Ok(Box::new(*bytes)),
+            DataFile::Builtin(name, bytes) => {
+                gunzip_if_gzipped(*bytes).with_context(|| format!("cannot read {name}"))
+            }
         }
     }
 }
@@ -616,17 +615,18 @@ fn median(xs: &[f64]) -> f64 {
 
 /// Opens a file, transparently gunzipping it when it starts with the gzip magic.
 fn open_maybe_gz(path: &Path) -> Result<Box<dyn BufRead>> {
-    let mut file =
-        fs::File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
-    let mut magic = [0u8; 2];
-    let n = file
-        .read(&mut magic)
-        .with_context(|| format!("cannot read {}", path.display()))?;
     let file = fs::File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
-    Ok(if n == 2 && magic == [0x1f, 0x8b] {
-        Box::new(BufReader::new(flate2::read::GzDecoder::new(file)))
+    gunzip_if_gzipped(BufReader::new(file))
+        .with_context(|| format!("cannot read {}", path.display()))
+}
+
+/// `r`, gunzipped when it starts with the gzip magic (read from its buffer,
+/// nothing consumed), else as it is.
+fn gunzip_if_gzipped<R: BufRead + 'static>(mut r: R) -> std::io::Result<Box<dyn BufRead>> {
+    Ok(if r.fill_buf()?.starts_with(&[0x1f, 0x8b]) {
+        Box::new(BufReader::new(flate2::bufread::GzDecoder::new(r)))
     } else {
-        Box::new(BufReader::new(file))
+        Box::new(r)
     })
 }
 

@@ -824,7 +824,6 @@ fn incomplete_note(seen: &SeedSet, reference: &GameRecord) -> Option<String> {
     ))
 }
 
-/// The first file and line holding `seed` (for the duplicate message).
 /// Which game a record is of: a seed's, or a scripted round's (two rounds
 /// may share a generator seed: the round's id tells them apart, and a
 /// round is paired with the same round).
@@ -898,6 +897,7 @@ impl GamesSeen {
     }
 }
 
+/// The first file and line holding `seed` (for the duplicate message).
 fn first_with_seed(files: &[PathBuf], seed: u32) -> (String, u64) {
     for path in files {
         let mut found = None;

@@ -983,19 +983,17 @@ impl D7pPolicy {
         // one round trip per move does it (waiting for `readyok` before
         // sending `go` doubled the time of a `d7p:` run).
         p.send("go")?;
-        let mut stale = 0u64;
+        let mut stale = false;
         let synced = p.wait_until(
             "readyok",
             |l| {
-                if is_bestmove(l) {
-                    stale += 1;
-                }
+                stale |= is_bestmove(l);
                 l == "readyok"
             },
             deadline,
             self.timeout,
         );
-        if stale > 0 && !p.stale_reported {
+        if stale && !p.stale_reported {
             p.stale_reported = true;
             eprintln!(
                 "warning: d7p engine {:?}: sent `bestmove` when no `go` was waiting for it \

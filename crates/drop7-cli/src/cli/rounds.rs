@@ -42,9 +42,8 @@ impl TapeErrors {
 fn write_tape(dir: &Path, name: &str, tape: &Tape) -> Result<(), String> {
     let path = dir.join(tape_file(name));
     // (Checked before the run too; a FIFO put there since would block.)
-    if let Ok(m) = fs::symlink_metadata(&path)
-        && (m.file_type().is_symlink() || !m.is_file())
-    {
+    // (`symlink_metadata`: a symlink is not a regular file here.)
+    if fs::symlink_metadata(&path).is_ok_and(|m| !m.is_file()) {
         return Err(format!(
             "writing tape {}: not a regular file",
             path.display()
@@ -115,13 +114,15 @@ pub fn refuse_existing_tapes(dir: &Path, force: bool, ours: impl Fn(&str) -> boo
             // Even with --force: a FIFO, device or folder in a tape's place
             // would block the run or take the tape, and a symlink would have
             // the tape written over whatever file it points to.
-            if fs::symlink_metadata(entry.path()).is_ok_and(|m| m.file_type().is_symlink()) {
+            // (The entry's own type: a symlink is not followed.)
+            let kind = entry.file_type().ok();
+            if kind.is_some_and(|k| k.is_symlink()) {
                 bail!(
                     "--tapes {} is a symlink (a tape would replace the file it points to): nothing was written",
                     entry.path().display()
                 );
             }
-            if !fs::metadata(entry.path()).is_ok_and(|m| m.is_file()) {
+            if !kind.is_some_and(|k| k.is_file()) {
                 bail!(
                     "--tapes {} is not a regular file: nothing was written",
                     entry.path().display()

@@ -356,7 +356,7 @@ fn header(f: &Frame, total: usize, before: Option<&Frame>) -> Vec<String> {
 fn bonus_words(bonus: u64) -> String {
     const LEVEL: u64 = 17_000;
     const CLEAR: u64 = 70_000;
-    let (level, clears) = if bonus % CLEAR == LEVEL % CLEAR && bonus >= LEVEL {
+    let (level, clears) = if bonus % CLEAR == LEVEL {
         (1, (bonus - LEVEL) / CLEAR)
     } else {
         (0, bonus / CLEAR)
@@ -605,6 +605,16 @@ fn interactive(title: &str, frames: &[Frame], speed: Duration, wave: Duration) -
 mod tests {
     use super::*;
 
+    /// A wave of `points` (its depth and count do not matter here).
+    fn wave(points: u64) -> Wave {
+        Wave {
+            depth: 1,
+            cleared: 1,
+            points,
+            ..Wave::default()
+        }
+    }
+
     fn frame_with(moves: u32, score: u64, level: u32, last: Option<LastMove>) -> Frame {
         Frame {
             moves,
@@ -620,18 +630,11 @@ mod tests {
 
     #[test]
     fn header_shows_the_score_before_the_move_while_it_is_animated() {
-        let before = frame_with(6, 1_200, 2, None);
-        let wave = Wave {
-            depth: 2,
-            cleared: 10,
-            points: 340,
-            ..Wave::default()
-        };
-        let after = frame_with(7, 1_540, 3, Some((3, 5, 340, vec![wave], None)));
+        let mut before = frame_with(6, 1_200, 2, None);
+        let after = frame_with(7, 1_540, 3, Some((3, 5, 340, vec![wave(340)], None)));
         let done = header(&after, 40, None);
         assert_eq!(done[0], "move 7/40  score 1540  level 3  rise in 4  next 3");
         assert_eq!(done[1], "dropped 5 in column 3: +340");
-        let mut before = before;
         (before.rise, before.next) = (1, Some(5));
         let animated = header(&after, 40, Some(&before));
         // All of the position line is the one before the move: the disc
@@ -664,13 +667,7 @@ mod tests {
         );
         assert_eq!(bonus_words(140_000), "+140000 clear bonus ×2");
         assert_eq!(bonus_words(5), "+5 bonus");
-        let wave = Wave {
-            depth: 1,
-            cleared: 1,
-            points: 7,
-            ..Wave::default()
-        };
-        let f = frame_with(5, 17_007, 2, Some((4, 5, 17_007, vec![wave], None)));
+        let f = frame_with(5, 17_007, 2, Some((4, 5, 17_007, vec![wave(7)], None)));
         assert_eq!(
             header(&f, 9, None)[1],
             "dropped 5 in column 4: +17007 (+17000 level bonus)"
