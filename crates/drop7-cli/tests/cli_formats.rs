@@ -1803,8 +1803,9 @@ fn round_ids_that_are_no_file_name_are_refused_for_tapes() {
 }
 
 /// `--tapes` overwrites an existing tape only with `--force` (as `--out` and
-/// `--trace`): refused before the run starts, naming the file; two rounds with
-/// one id (a file given twice) are refused, even with `--force`.
+/// `--trace`): refused before the run starts, naming the file; one round
+/// given twice (the same file, or a copy) is refused, with or without
+/// `--tapes`, even with `--force`.
 #[test]
 fn tapes_are_not_overwritten_without_force() {
     let dir = scratch("tapes-force");
@@ -1864,17 +1865,43 @@ fn tapes_are_not_overwritten_without_force() {
         &[
             "play", "--round", &round, &round, "--policy", "greedy", "--tapes", t, "--force",
         ],
-        &["is given twice with --tapes", "gauntlet-01.tape.json"],
+        &["is given twice", "\"gauntlet-01\"", "count one game twice"],
     );
     assert_eq!(std::fs::read_to_string(&rtape).unwrap(), "precious\n");
+    // Without --tapes too: the records would be one game counted twice
+    // (and a copy of the file is the same round).
+    let copy = dir.join("copy.round.json");
+    std::fs::copy(&round, &copy).unwrap();
+    let rout = dir.join("r.jsonl");
+    std::fs::write(&rout, "kept\n").unwrap();
+    fails(
+        &[
+            "play",
+            "--round",
+            &round,
+            copy.to_str().unwrap(),
+            "--policy",
+            "greedy",
+            "--out",
+            rout.to_str().unwrap(),
+            "--force",
+        ],
+        &[
+            "are the same round",
+            "copy.round.json",
+            "nothing was changed",
+        ],
+    );
+    assert_eq!(std::fs::read_to_string(&rout).unwrap(), "kept\n");
     ok(&[
         "play", "--round", &round, "--policy", "greedy", "--tapes", t, "--force",
     ]);
     assert_ne!(std::fs::read_to_string(&rtape).unwrap(), "precious\n");
 }
 
-/// Files read whole (tapes, rounds) are capped at 256 MiB and record lines
-/// at 1 MiB, measured while reading: an endless input (`/dev/zero`) is
+/// Files read whole (tapes, rounds) are capped at 256 MiB, record lines
+/// at 1 MiB and bench's data lines at 64 KiB, measured while reading: an
+/// endless input (`/dev/zero`) is
 /// refused at once with a line naming it, not read into memory.
 #[cfg(unix)]
 #[test]
@@ -1903,5 +1930,29 @@ fn endless_inputs_are_refused_not_read_whole() {
     fails(
         &["merge", m.to_str().unwrap(), "/dev/zero"],
         &["/dev/zero: line 1 is longer than 1048576 bytes"],
+    );
+    // bench's data files are read line by line: the first line over 64 KiB
+    // is refused as soon as it passes the limit.
+    fails(
+        &[
+            "bench",
+            "--suite",
+            "search",
+            "--quick",
+            "--roots-file",
+            "/dev/zero",
+        ],
+        &["/dev/zero line 1", "line is longer than 65536 bytes"],
+    );
+    fails(
+        &[
+            "bench",
+            "--suite",
+            "leaf",
+            "--quick",
+            "--leaf-file",
+            "/dev/zero",
+        ],
+        &["/dev/zero line 1", "line is longer than 65536 bytes"],
     );
 }

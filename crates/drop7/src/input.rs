@@ -56,6 +56,9 @@ pub struct LineReader<R> {
     limit: usize,
     number: usize,
     buf: Vec<u8>,
+    /// Return a too-long line as soon as it passes the limit (the rest of
+    /// it unread): see [`LineReader::stopping_at_long_lines`].
+    stop_at_long: bool,
 }
 
 impl<R: BufRead> LineReader<R> {
@@ -71,7 +74,18 @@ impl<R: BufRead> LineReader<R> {
             limit,
             number: 0,
             buf: Vec::new(),
+            stop_at_long: false,
         }
+    }
+
+    /// This reader, returning a line over the limit as soon as it passes
+    /// the limit, without reading the rest of it: for a file that is refused
+    /// at its first bad line (a line that never ends, such as `/dev/zero`'s,
+    /// is then refused at once instead of being skipped forever). Reading
+    /// on after such a line starts in its middle.
+    pub fn stopping_at_long_lines(mut self) -> Self {
+        self.stop_at_long = true;
+        self
     }
 
     /// The next line; `Ok(None)` at the end of the input.
@@ -109,6 +123,10 @@ impl<R: BufRead> LineReader<R> {
                 if self.buf.len() + part.len() > keep {
                     too_long = true;
                     self.buf.clear();
+                    if self.stop_at_long {
+                        self.inner.consume(used);
+                        break;
+                    }
                 } else {
                     self.buf.extend_from_slice(part);
                 }
@@ -197,5 +215,22 @@ mod tests {
         assert_eq!(first.len, 1 << 20);
         assert!(r.buf.capacity() <= 8192);
         assert_eq!(r.next_line().unwrap().unwrap().text, Ok("ok".into()));
+    }
+
+    #[test]
+    fn a_line_that_never_ends_is_refused_at_once() {
+        // `/dev/zero` as a file of lines: no line end, ever.
+        let zeros = io::BufReader::with_capacity(4096, io::repeat(0));
+        let mut r = LineReader::with_limit(zeros, 100).stopping_at_long_lines();
+        let first = r.next_line().unwrap().unwrap();
+        assert_eq!(
+            (first.number, first.text),
+            (1, Err(LineProblem::TooLong { limit: 100 }))
+        );
+        // Short lines are read as before.
+        let mut r = LineReader::with_limit(&b"ab\ncd"[..], 4).stopping_at_long_lines();
+        assert_eq!(r.next_line().unwrap().unwrap().text, Ok("ab".into()));
+        assert_eq!(r.next_line().unwrap().unwrap().text, Ok("cd".into()));
+        assert!(r.next_line().unwrap().is_none());
     }
 }

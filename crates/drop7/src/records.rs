@@ -34,11 +34,43 @@ pub enum RecordError {
     /// `shard` is not `I/N` with 1 <= I <= N.
     #[error("bad shard {0:?}: expected I/N with 1 <= I <= N")]
     Shard(String),
+    /// A measured field (`wallMs`, `decisionMsP50/P95/P99`,
+    /// `chainMeanDepth`) outside `0..=`[`MAX_MEASURED`]: the field and the
+    /// value as written back (shortest round trip).
+    #[error("bad {0}: {1} (expected a number from 0 to 1e12)")]
+    Measured(&'static str, String),
+}
+
+/// The largest value of a measured field that a record may hold: 10^12 (ms:
+/// about 31 years). Above it a sum over a cohort could overflow to infinity.
+pub const MAX_MEASURED: f64 = 1e12;
+
+/// Refuses a measured field outside `0..=MAX_MEASURED` (a hand-edited or
+/// foreign record): `summary` and `compare` would print a negative time or
+/// a mean of infinity or NaN.
+fn check_measured(rec: &GameRecord) -> Result<(), RecordError> {
+    let fields = [
+        ("wallMs", rec.wall_ms),
+        ("decisionMsP50", rec.decision_ms_p50),
+        ("decisionMsP95", rec.decision_ms_p95),
+        ("decisionMsP99", rec.decision_ms_p99),
+        ("chainMeanDepth", rec.chain_mean_depth),
+    ];
+    for (name, v) in fields {
+        if let Some(v) = v
+            && !(0.0..=MAX_MEASURED).contains(&v)
+        {
+            return Err(RecordError::Measured(name, format!("{v:?}")));
+        }
+    }
+    Ok(())
 }
 
 /// Parses one line of a record file (a trailing `\r` is ignored) and checks
 /// the fields whose syntax matters: `seed` must be a u32 (`0x…` or decimal),
-/// `shard`, when present, `I/N`.
+/// `shard`, when present, `I/N`, and the measured fields (`wallMs`,
+/// `decisionMsP50/P95/P99`, `chainMeanDepth`) numbers from 0 to
+/// [`MAX_MEASURED`].
 ///
 /// ```
 /// let r = drop7::records::parse_record_line(r#"{"seed":"0x00000001","policy":"center","driver":"headless","score":7,"moves":3,"levels":1,"clears":0,"reveals":0,"chainMaxDepth":1,"terminalReason":"blocked-rise","censored":false}"#).unwrap();
@@ -65,6 +97,7 @@ pub fn parse_record_line(line: &str) -> Result<GameRecord, RecordError> {
         ))
     })?;
     record_seed(&rec)?;
+    check_measured(&rec)?;
     if let Some(s) = &rec.shard {
         parse_shard(s).map_err(|_| RecordError::Shard(s.clone()))?;
     }
@@ -284,6 +317,39 @@ pub fn nearest_rank(sorted: &[f64], q: f64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn measured_fields_are_checked() {
+        let base = r#"{"seed":"0x00000001","policy":"center","driver":"headless","score":7,"moves":3,"levels":1,"clears":0,"reveals":0,"chainMaxDepth":1,"terminalReason":"blocked-rise","censored":false"#;
+        let with = |field: &str| parse_record_line(&format!("{base},{field}}}"));
+        assert!(with(r#""wallMs":0"#).is_ok());
+        assert!(with(r#""wallMs":12.5,"decisionMsP99":null"#).is_ok());
+        assert!(with(r#""chainMeanDepth":1e12"#).is_ok());
+        for (field, name, value) in [
+            (r#""wallMs":-1"#, "wallMs", "-1.0"),
+            (r#""wallMs":1e308"#, "wallMs", "1e308"),
+            (r#""decisionMsP50":-0.5"#, "decisionMsP50", "-0.5"),
+            (
+                r#""decisionMsP95":2e12"#,
+                "decisionMsP95",
+                "2000000000000.0",
+            ),
+            (
+                r#""decisionMsP99":1e13"#,
+                "decisionMsP99",
+                "10000000000000.0",
+            ),
+            (r#""chainMeanDepth":-3"#, "chainMeanDepth", "-3.0"),
+        ] {
+            assert_eq!(
+                with(field),
+                Err(RecordError::Measured(name, value.to_string())),
+                "{field}"
+            );
+        }
+        let e = with(r#""wallMs":-1"#).unwrap_err().to_string();
+        assert_eq!(e, "bad wallMs: -1.0 (expected a number from 0 to 1e12)");
+    }
 
     #[test]
     fn a_line_of_another_format_is_named() {

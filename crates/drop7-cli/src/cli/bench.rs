@@ -660,7 +660,7 @@ struct LeafLine {
 /// and text.
 fn read_lines(r: impl BufRead, shown: &str) -> Result<Vec<(usize, String)>> {
     let mut lines = Vec::new();
-    let mut reader = drop7::input::LineReader::new(r);
+    let mut reader = drop7::input::LineReader::new(r).stopping_at_long_lines();
     while let Some(line) = reader
         .next_line()
         .with_context(|| format!("reading {shown}"))?

@@ -151,6 +151,32 @@ pub fn refuse_existing_tapes(dir: &Path, force: bool, ours: impl Fn(&str) -> boo
 /// Checks the tape names of `rounds` (read from `files`) before anything is
 /// written: each `id` a plain file name, no two alike, none already in `dir`
 /// unless `force`.
+/// Refuses a round given twice (the same id and generator seed, whether
+/// the same file or a copy): its two records would be one game counted
+/// twice, which `summary` and `compare` refuse.
+fn refuse_repeated_rounds(files: &[PathBuf], rounds: &[ScriptedRound]) -> Result<()> {
+    let mut seen: std::collections::HashMap<(&str, u32), &Path> = std::collections::HashMap::new();
+    for (f, r) in files.iter().zip(rounds) {
+        if let Some(other) = seen.insert((r.id.as_str(), r.generator_seed), f) {
+            let which = if other == f.as_path() {
+                format!("round file {} is given twice", f.display())
+            } else {
+                format!(
+                    "round files {} and {} are the same round",
+                    other.display(),
+                    f.display()
+                )
+            };
+            bail!(
+                "{which} (id {:?}, generator seed {}): its records would count one game twice (nothing was changed)",
+                r.id,
+                drop7::formats::seed_hex(r.generator_seed)
+            );
+        }
+    }
+    Ok(())
+}
+
 fn check_round_tapes(
     dir: &Path,
     files: &[PathBuf],
@@ -167,14 +193,8 @@ fn check_round_tapes(
             );
         }
         let name = tape_file(&r.id);
+        // (A file given twice was refused before: `refuse_repeated_rounds`.)
         if let Some(other) = names.insert(name.clone(), f) {
-            if other == f.as_path() {
-                bail!(
-                    "round file {} is given twice with --tapes: both tapes would be {} (nothing was changed)",
-                    f.display(),
-                    dir.join(&name).display()
-                );
-            }
             bail!(
                 "round files {} and {} both have id {:?}: both tapes would be {} (nothing was changed)",
                 other.display(),
@@ -361,6 +381,7 @@ pub fn run(
             ScriptedRound::parse(&text).map_err(|e| anyhow!("round file {}: {e}", f.display()))?;
         rounds.push(r);
     }
+    refuse_repeated_rounds(files, &rounds)?;
     if let Some(dir) = tapes {
         check_round_tapes(dir, files, &rounds, force)?;
         fs::create_dir_all(dir)
