@@ -161,8 +161,8 @@ const MAX_SCORE_BEFORE_MOVE: u64 = u64::MAX - (1 << 30);
 /// `u32::MAX` rather than wrap.
 const MAX_START_COUNT: u32 = 1 << 31;
 
-/// Most threads of one `play` call.
-const MAX_THREADS: usize = 4096;
+/// Most threads of one `play` call: the CLI's limit.
+const MAX_THREADS: usize = drop7::runner::MAX_THREADS;
 
 /// Most environments of one `Drop7VectorEnv` (2^20; about 200 bytes each).
 const MAX_NUM_ENVS: usize = 1 << 20;

@@ -130,7 +130,7 @@ def test_integer_arguments_out_of_range_raise_value_error():
         (lambda: drop7.Game.from_board(g.board, 3, moves_played=-5), r"moves_played must be 0-2147483648"),
         (lambda: drop7.Game.from_board(g.board, 2**70), r"next_disc must be 1-7"),
         (lambda: drop7.play("center", [1], max_moves=-1), r"max_moves must be 1-4294967295, got -1"),
-        (lambda: drop7.play("center", [1], threads=2**70), r"threads must be 0-4096"),
+        (lambda: drop7.play("center", [1], threads=2**70), r"threads must be 0-1024"),
         (lambda: drop7.play("fair:d1s1", [1], max_work=-1), r"max_work must be 0-"),
         (lambda: drop7.play("center", [-1]), r"seeds\[0\] must be in 0..=4294967295, got -1"),
         (lambda: drop7.Drop7VectorEnv(num_envs=10**12), r"num_envs must be 1-1048576, got 1000000000000"),

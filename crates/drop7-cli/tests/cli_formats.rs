@@ -1239,6 +1239,13 @@ fn round_refuses_seed_options() {
         );
         assert_eq!(err.lines().count(), 1, "{err}");
     }
+    // The thread limit of a seed run holds for rounds too.
+    for args in [
+        &["play", "--games", "1", "--threads", "1025"][..],
+        &["play", "--round", round.as_str(), "--threads", "1025"],
+    ] {
+        fails(args, &["--threads 1025 exceeds the limit of 1024"]);
+    }
 }
 
 /// An illegal choice in a round (here a D7P engine that always answers

@@ -585,6 +585,10 @@ impl CohortConfig {
     }
 }
 
+/// Most worker threads one run may ask for (`drop7 play --threads`, with or
+/// without `--round`, and Python's `drop7.play(threads=…)`).
+pub const MAX_THREADS: usize = 1024;
+
 /// The machine's available parallelism (1 if unknown).
 pub fn available_threads() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())

@@ -96,7 +96,7 @@ pub struct PlayArgs {
 }
 
 /// Most worker threads a run may ask for.
-const MAX_THREADS: usize = 1024;
+pub(crate) use drop7::runner::MAX_THREADS;
 
 /// How often the record file is flushed while games complete.
 const FLUSH_EVERY: Duration = Duration::from_millis(100);

@@ -420,6 +420,10 @@ pub fn run(
     };
     let threads = match threads {
         Some(0) => bail!("--threads must be at least 1"),
+        Some(t) if t > super::play::MAX_THREADS => bail!(
+            "--threads {t} exceeds the limit of {}",
+            super::play::MAX_THREADS
+        ),
         Some(t) => t,
         None => available_threads(),
     };
