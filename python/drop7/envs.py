@@ -222,6 +222,10 @@ class Drop7VectorEnv(VectorEnv):
     order. An illegal action (full column, out of range) raises
     ``IllegalMove`` before any env moves; ``step`` before the first ``reset``
     raises ``gymnasium.error.ResetNeeded``, as ``Drop7Env`` does.
+
+    The env can be pickled and deep-copied (e.g. to checkpoint a run): the
+    copy steps on exactly as the original, its games, pending autoresets
+    and autoreset seeds included.
     """
 
     metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": []}

@@ -857,6 +857,105 @@ fn _restore_game(state: &Bound<'_, PyAny>) -> PyResult<Game> {
     Game::from_state_tuple(state)
 }
 
+/// `e` with `prefix` before its message (a TypeError stays one, anything
+/// else becomes a ValueError).
+fn prefixed(py: Python<'_>, e: PyErr, prefix: &str) -> PyErr {
+    let msg = format!("{prefix}{}", e.value(py));
+    if e.is_instance_of::<PyTypeError>(py) {
+        PyTypeError::new_err(msg)
+    } else {
+        PyValueError::new_err(msg)
+    }
+}
+
+/// Rebuilds a pickled `VectorCore` from its state tuple (what
+/// `VectorCore.__reduce__` gives pickle; not meant to be called by hand):
+/// `(1, driver ("headless" or "stream"), max_moves (1..), next_seed
+/// (0..2**32-1), pending_reset (N bool), games (N `Game` state tuples of
+/// that driver))`, 1 <= N <= 2**20.
+///
+/// Raises TypeError or ValueError naming the field, as `_restore_game`
+/// does for each game.
+#[pyfunction]
+fn _restore_vector(state: &Bound<'_, PyAny>) -> PyResult<VectorCore> {
+    let Ok(t) = state.cast::<PyTuple>() else {
+        return Err(PyTypeError::new_err(format!(
+            "VectorCore state must be a tuple, got {}",
+            type_name(state)
+        )));
+    };
+    if t.len() != 6 {
+        return Err(value_error(format!(
+            "VectorCore state must have 6 fields (version, driver, max_moves, next_seed, pending_reset, games), got {}",
+            t.len()
+        )));
+    }
+    let version = int_arg(
+        &t.get_item(0)?,
+        "VectorCore state field 0 (version)",
+        0,
+        u32::MAX.into(),
+    )?;
+    if version != i128::from(VECTOR_STATE_VERSION) {
+        return Err(value_error(format!(
+            "VectorCore state version {version} is not supported (this drop7 reads version {VECTOR_STATE_VERSION})"
+        )));
+    }
+    let driver: String = t
+        .get_item(1)?
+        .extract()
+        .map_err(|_| PyTypeError::new_err("VectorCore state field 1 (driver) must be a str"))?;
+    let kind = parse_driver(&driver)?;
+    let max_moves = int_arg(
+        &t.get_item(2)?,
+        "VectorCore state field 2 (max_moves)",
+        1,
+        u32::MAX.into(),
+    )? as u32;
+    let next_seed = seed_from(&t.get_item(3)?, "VectorCore state field 3 (next_seed)")?;
+    let pending_reset: Vec<bool> = t.get_item(4)?.extract().map_err(|_| {
+        PyTypeError::new_err("VectorCore state field 4 (pending_reset) must be a list of bool")
+    })?;
+    let list = t.get_item(5)?;
+    let Ok(list) = list.cast::<PyList>() else {
+        return Err(PyTypeError::new_err(format!(
+            "VectorCore state field 5 (games) must be a list, got {}",
+            type_name(&list)
+        )));
+    };
+    let n = list.len();
+    if !(1..=MAX_NUM_ENVS).contains(&n) || pending_reset.len() != n {
+        return Err(value_error(format!(
+            "VectorCore state: {n} games and {} pending_reset flags (expected the same number, 1-{MAX_NUM_ENVS})",
+            pending_reset.len()
+        )));
+    }
+    let mut games = Vec::with_capacity(n);
+    let mut terminal = Vec::with_capacity(n);
+    for (i, item) in list.iter().enumerate() {
+        let g = Game::from_state_tuple(&item)
+            .map_err(|e| prefixed(item.py(), e, &format!("VectorCore state game {i}: ")))?;
+        if g.kind != kind {
+            return Err(value_error(format!(
+                "VectorCore state game {i}: driver {:?}, not the vector's {:?}",
+                g.kind.as_str(),
+                kind.as_str()
+            )));
+        }
+        games.push(g.inner);
+        terminal.push(g.terminal);
+    }
+    Ok(VectorCore {
+        games,
+        kind,
+        max_moves,
+        pending_reset,
+        terminal,
+        next_seed,
+        gravity: gravity_path()?,
+    })
+}
+
 fn check_depth_strata(depth: u32, strata: u32) -> PyResult<FairSpec> {
     if !(1..=drop7::search::MAX_DEPTH).contains(&depth) {
         return Err(value_error(format!(
@@ -1122,10 +1221,20 @@ struct VectorCore {
     /// Game `i` ended (terminated or truncated) on the last step: the next
     /// step resets it and ignores its action (next-step autoreset).
     pending_reset: Vec<bool>,
+    /// Why game `i` ended, if it did (kept for its pickled state).
+    terminal: Vec<Option<TerminalReason>>,
     next_seed: u32,
     /// Gravity path of the moves (`DROP7_GRAVITY`, else auto, as `drop7 play`).
     gravity: GravityPath,
 }
+
+/// Version of the state tuple a pickled `VectorCore` carries (see
+/// [`VectorCore::__reduce__`]); `_restore_vector` reads this version only.
+const VECTOR_STATE_VERSION: u32 = 1;
+
+/// A version-1 vector state: `(version, driver, max_moves, next_seed,
+/// pending_reset, games)`.
+type VectorStateTuple = (u32, &'static str, u32, u32, Vec<bool>, Vec<StateTuple>);
 
 type Obs<'py> = (
     Bound<'py, PyArray3<i8>>,
@@ -1193,6 +1302,7 @@ impl VectorCore {
             kind,
             max_moves,
             pending_reset: vec![false; num_envs],
+            terminal: vec![None; num_envs],
             next_seed: num_envs as u32,
             gravity: gravity_path()?,
         })
@@ -1209,6 +1319,7 @@ impl VectorCore {
             self.games[i] = self.start(seed.wrapping_add(i as u32));
         }
         self.pending_reset.fill(false);
+        self.terminal.fill(None);
         self.next_seed = seed.wrapping_add(n as u32);
         Ok(self.observe(py))
     }
@@ -1267,6 +1378,7 @@ impl VectorCore {
                         self.next_seed = self.next_seed.wrapping_add(1);
                         self.games[i] = self.start(seed);
                         self.pending_reset[i] = false;
+                        self.terminal[i] = None;
                         autoreset[i] = true;
                         continue;
                     }
@@ -1280,6 +1392,7 @@ impl VectorCore {
                     *slot = CoreGame::from_state(*g.state(), *g.driver(), Portable);
                     reward[i] = s.score_delta as f64;
                     terminated[i] = s.terminal.is_some();
+                    self.terminal[i] = s.terminal;
                     truncated[i] = !terminated[i] && g.state().moves_played >= self.max_moves;
                     self.pending_reset[i] = terminated[i] || truncated[i];
                 }
@@ -1291,6 +1404,42 @@ impl VectorCore {
             Array1::from(terminated).into_pyarray(py),
             Array1::from(truncated).into_pyarray(py),
             Array1::from(autoreset).into_pyarray(py),
+        ))
+    }
+
+    /// `pickle.dumps(core)` (and so `Drop7VectorEnv`'s pickle):
+    /// `(drop7._drop7._restore_vector, (state,))`, `state` plain Python
+    /// values (version 1): `(1, driver, max_moves, next_seed, pending_reset
+    /// (list of N bool), games (list of N `Game` state tuples))`. The copy
+    /// steps on exactly as this one (same games, autoresets and seeds).
+    fn __reduce__<'py>(
+        &self,
+        py: Python<'py>,
+    ) -> PyResult<(Bound<'py, PyAny>, (VectorStateTuple,))> {
+        let restore = py.import("drop7._drop7")?.getattr("_restore_vector")?;
+        let games = self
+            .games
+            .iter()
+            .zip(&self.terminal)
+            .map(|(g, &terminal)| {
+                Game {
+                    inner: g.clone(),
+                    kind: self.kind,
+                    terminal,
+                }
+                .state_tuple()
+            })
+            .collect();
+        Ok((
+            restore,
+            ((
+                VECTOR_STATE_VERSION,
+                self.kind.as_str(),
+                self.max_moves,
+                self.next_seed,
+                self.pending_reset.clone(),
+                games,
+            ),),
         ))
     }
 
@@ -1351,6 +1500,7 @@ fn _drop7(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(leaf, m)?)?;
     m.add_function(wrap_pyfunction!(play_json, m)?)?;
     m.add_function(wrap_pyfunction!(_restore_game, m)?)?;
+    m.add_function(wrap_pyfunction!(_restore_vector, m)?)?;
     m.add("DROPS_PER_LEVEL", DROPS_PER_LEVEL)?;
     m.add("DEFAULT_MAX_MOVES", DEFAULT_MAX_MOVES)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

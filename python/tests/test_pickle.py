@@ -270,3 +270,67 @@ def test_gymnasium_env_pickles_after_reset(driver):
             break
     env.close()
     twin.close()
+
+
+def _assert_same_step(a, b):
+    for key in a[0]:
+        np.testing.assert_array_equal(a[0][key], b[0][key])
+    for x, y in zip(a[1:4], b[1:4]):
+        np.testing.assert_array_equal(x, y)
+    for key in ("action_mask", "seed", "score"):
+        np.testing.assert_array_equal(a[4][key], b[4][key])
+
+
+@pytest.mark.parametrize("driver", DRIVERS)
+def test_vector_env_pickles_and_steps_on_identically(driver):
+    """A Drop7VectorEnv pickled (or deep-copied) mid-run, with games that
+    ended and await their autoreset, steps on exactly as the original:
+    same boards, rewards, ends, autoreset seeds."""
+    env = drop7.Drop7VectorEnv(num_envs=5, driver=driver, max_moves=12, action_mask_in_obs=True)
+    obs, info = env.reset(seed=40)
+    rnd = np.random.default_rng(3)
+
+    def actions(info):
+        mask = info["action_mask"]
+        return np.array([rnd.choice(np.flatnonzero(m)) if m.any() else 0 for m in mask])
+
+    pending = False
+    for _ in range(30):
+        obs, r, term, trunc, info = env.step(actions(info))
+        if (term | trunc).any():
+            pending = True
+            break
+    assert pending, "some env should end within 30 moves (max_moves 12)"
+    twins = [pickle.loads(pickle.dumps(env, protocol=p)) for p in PROTOCOLS]
+    twins.append(copy.deepcopy(env))
+    for _ in range(40):
+        acts = actions(info)
+        a = env.step(acts)
+        for t in twins:
+            _assert_same_step(a, t.step(acts))
+        info = a[4]
+
+
+def test_vector_state_errors_name_the_field():
+    from drop7._drop7 import _restore_vector
+
+    env = drop7.Drop7VectorEnv(num_envs=2)
+    env.reset(seed=1)
+    _, (state,) = env._core.__reduce__()
+    assert state[0] == 1 and state[1] == "headless" and len(state[5]) == 2
+    bad = [
+        ((0,), ValueError, r"6 fields"),
+        ((2, *state[1:]), ValueError, r"version 2 is not supported"),
+        ((1, "warp", *state[2:]), ValueError, r"driver"),
+        ((*state[:2], 0, *state[3:]), ValueError, r"field 2 \(max_moves\)"),
+        ((*state[:4], [False], state[5]), ValueError, r"2 games and 1 pending_reset"),
+        ((*state[:5], "x"), TypeError, r"field 5 \(games\) must be a list"),
+        ((*state[:5], [state[5][0], (1, "9" * 48)]), ValueError, r"game 1: "),
+        ((*state[:5], [state[5][0], drop7.Game(3, driver="stream").__reduce__()[1][0]]),
+         ValueError, r"game 1: driver \"stream\""),
+    ]
+    for st, exc, msg in bad:
+        with pytest.raises(exc, match=msg):
+            _restore_vector(st)
+    with pytest.raises(TypeError, match="must be a tuple"):
+        _restore_vector([1])

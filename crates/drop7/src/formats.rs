@@ -197,6 +197,27 @@ mod tests {
             e,
             "unexpected \"extra\" after `rise <1-5>`; position unchanged"
         );
+        for (line, bad) in [
+            (
+                "position startpos next 04 rise 5",
+                "next must be a number, got \"04\"",
+            ),
+            (
+                "position startpos next +4 rise 5",
+                "next must be a number, got \"+4\"",
+            ),
+            (
+                "position startpos next 4 rise 05",
+                "rise must be a number, got \"05\"",
+            ),
+            (
+                "position startpos next 4 rise",
+                "expected `next <1-7> rise <1-5>`",
+            ),
+        ] {
+            let e = parse_d7p_command(line).unwrap_err();
+            assert!(e.contains(bad), "{line}: {e}");
+        }
         let e = parse_d7p_command("position startpos next 4").unwrap_err();
         assert_eq!(
             e,
@@ -696,9 +717,14 @@ fn d7p_position(tokens: &[&str]) -> Result<crate::position::Position, String> {
         }
         _ => return Err(format!("expected `next <1-7> rise <1-5>` after {after}")),
     };
+    // Plain decimal only: no sign and no leading zero (`04`, `+4` are not
+    // the protocol's `<1-7>`).
     let num = |t: &str, what: &str| {
-        t.parse::<u64>()
-            .map_err(|_| format!("{what} must be a number, got {:?}", d7p_shorten(t)))
+        let plain = t.bytes().all(|b| b.is_ascii_digit()) && (t.len() == 1 || !t.starts_with('0'));
+        plain
+            .then(|| t.parse::<u64>().ok())
+            .flatten()
+            .ok_or_else(|| format!("{what} must be a number, got {:?}", d7p_shorten(t)))
     };
     position_from_parts(board, num(next, "next")?, num(rise, "rise")?, false).map_err(|e| match e {
         // The protocol's word, not the JSON key.
