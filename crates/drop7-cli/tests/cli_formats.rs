@@ -1248,6 +1248,35 @@ fn round_refuses_seed_options() {
     }
 }
 
+/// A run refused while setting up leaves no new `--tapes` folder (nor its
+/// new parents) behind; a folder that was there is kept.
+#[test]
+fn a_refused_run_leaves_no_new_tapes_folder() {
+    let dir = scratch("tapes-refused");
+    let full = dir.join("full.jsonl");
+    std::fs::write(&full, "kept\n").unwrap();
+    let f = full.to_str().unwrap();
+    let round = rounds()[0].clone();
+    let fresh = dir.join("new").join("tapes");
+    let t = fresh.to_str().unwrap();
+    for args in [
+        &["play", "--games", "2", "--tapes", t, "--out", f][..],
+        &["play", "--games", "2", "--tapes", t, "--threads", "0"],
+        &["play", "--round", &round, "--tapes", t, "--out", f],
+    ] {
+        fails(args, &[]);
+        assert!(!dir.join("new").exists(), "{args:?}");
+        assert_eq!(std::fs::read_to_string(&full).unwrap(), "kept\n");
+    }
+    // An existing (empty) folder stays.
+    std::fs::create_dir_all(&fresh).unwrap();
+    fails(
+        &["play", "--games", "2", "--tapes", t, "--out", f],
+        &["nothing was changed"],
+    );
+    assert!(fresh.is_dir());
+}
+
 /// An illegal choice in a round (here a D7P engine that always answers
 /// column 3) is counted in `illegalChoices` and the first legal column is
 /// played instead (formats.md, the reference runner); the tape replays valid.

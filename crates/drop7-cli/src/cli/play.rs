@@ -134,9 +134,11 @@ pub fn run(args: &PlayArgs) -> Result<()> {
         );
     }
     let mut setup = args.game.resolve(args.games)?;
+    // A file or folder created while setting up is removed if the run
+    // cannot start (see `NewFiles`).
+    let mut new = NewFiles::default();
     if let Some(dir) = &args.tapes {
-        std::fs::create_dir_all(dir)
-            .with_context(|| format!("cannot create --tapes directory {}", dir.display()))?;
+        new.create_dir(dir, "--tapes")?;
     }
     let tape_errors = super::rounds::TapeErrors::default();
     match args.threads {
@@ -173,7 +175,6 @@ pub fn run(args: &PlayArgs) -> Result<()> {
     // before playing anything; a file created here is removed if the run
     // cannot start, and none is emptied or cut before the policy is ready
     // (`NewFiles::start`, in the policy's body below).
-    let mut new = NewFiles::default();
     let mut tracer = None;
     let mut trace_check = None;
     if let Some(path) = &args.trace {
@@ -702,16 +703,19 @@ struct Kept {
     dropped_bytes: u64,
 }
 
-/// The files a run opened while setting up (`--out`, `--trace`): a file it
-/// created is removed if the run cannot start (dropped before
-/// [`NewFiles::start`]), so a refused run leaves nothing behind (a file that
-/// existed before is never listed); and no file is emptied or cut (`--force`,
+/// The files a run opened while setting up (`--out`, `--trace`) and the
+/// folders it made (`--tapes`): a file or folder it created is removed if
+/// the run cannot start (dropped before [`NewFiles::start`]), so a refused
+/// run leaves nothing behind (one that existed before is never listed); and no file is emptied or cut (`--force`,
 /// `--resume`) before [`NewFiles::start`], which runs once the policy (a D7P
 /// engine's handshake, a transposition table) is ready: a run that cannot
 /// start loses nothing already written.
 #[derive(Default)]
 pub struct NewFiles {
     created: Vec<PathBuf>,
+    /// Folders created for the run (a new `--tapes` folder and its new
+    /// parents, outermost first): removed, if still empty, when it cannot start.
+    created_dirs: Vec<PathBuf>,
     /// Files to cut to a length (and position at their end) when the run starts.
     cuts: Vec<Cut>,
 }
@@ -746,10 +750,27 @@ impl NewFiles {
         Ok(())
     }
 
+    /// Creates the folder `dir` and its missing parents (as `create_dir_all`),
+    /// noting the ones it creates, so that a run that cannot start leaves
+    /// no new empty folder behind. `flag` names the option in the error.
+    pub(super) fn create_dir(&mut self, dir: &Path, flag: &str) -> Result<()> {
+        let mut missing = Vec::new();
+        let mut at = Some(dir);
+        while let Some(d) = at.filter(|d| !d.as_os_str().is_empty() && !d.exists()) {
+            missing.push(d.to_path_buf());
+            at = d.parent();
+        }
+        std::fs::create_dir_all(dir)
+            .with_context(|| format!("cannot create {flag} directory {}", dir.display()))?;
+        self.created_dirs.extend(missing.into_iter().rev());
+        Ok(())
+    }
+
     /// The run starts: the pending cuts are made, and the files stay,
     /// whatever happens next.
     pub(super) fn start(&mut self) -> Result<()> {
         self.created.clear();
+        self.created_dirs.clear();
         for mut c in self.cuts.drain(..) {
             let shown = c.path.display();
             c.file
@@ -767,6 +788,10 @@ impl Drop for NewFiles {
     fn drop(&mut self) {
         for path in self.created.drain(..) {
             let _ = std::fs::remove_file(path);
+        }
+        // Innermost first; `remove_dir` leaves a folder that is not empty.
+        for dir in self.created_dirs.drain(..).rev() {
+            let _ = std::fs::remove_dir(dir);
         }
     }
 }

@@ -382,13 +382,13 @@ pub fn run(
         rounds.push(r);
     }
     refuse_repeated_rounds(files, &rounds)?;
+    // A file or folder created while setting up is removed if the run
+    // cannot start.
+    let mut new = super::play::NewFiles::default();
     if let Some(dir) = tapes {
         check_round_tapes(dir, files, &rounds, force)?;
-        fs::create_dir_all(dir)
-            .with_context(|| format!("cannot create --tapes directory {}", dir.display()))?;
+        new.create_dir(dir, "--tapes")?;
     }
-    // A file created while setting up is removed if the run cannot start.
-    let mut new = super::play::NewFiles::default();
     let mut tracer = match trace {
         None => None,
         Some(path) => {
