@@ -769,10 +769,11 @@ fn clear_messages_for_rounds_shards_sizes_boms_and_stdout() {
         "--games",
         "10",
         "--shard",
-        "2/3",
+        "02/03",
         "--seed-start",
         "0x10",
     ]);
+    // (As parsed and written in the records: `02/03` is shard 2/3.)
     assert!(
         out.starts_with("games      3 (shard 2/3, seeds 0x00000013..0x00000015, policy center"),
         "{out}"

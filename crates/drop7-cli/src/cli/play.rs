@@ -1005,10 +1005,12 @@ fn print_summary(
             seed_hex(nth_seed(range.seed_start, n - 1))
         ),
     };
+    // As parsed (and written in the records): `01/02` is shard 1/2.
     let shard = args
         .shard
         .as_deref()
-        .map_or_else(String::new, |s| format!("shard {s}, "));
+        .and_then(|s| parse_shard(s).ok())
+        .map_or_else(String::new, |(i, n)| format!("shard {i}/{n}, "));
     let mut o = io::stdout().lock();
     writeln!(
         o,
