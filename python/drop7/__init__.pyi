@@ -48,7 +48,7 @@ class MoveOutcome(TypedDict):
 
 class Position(TypedDict, total=False):
     board: str  # 49 characters, row 0 first
-    next: int  # next disc 1-7
+    next: Optional[int]  # next disc 1-7 (None in Game.position() once the game is over)
     movesRemaining: int  # drops to the rise 1-5
     gameOver: bool
 
@@ -119,8 +119,8 @@ class Game:
     def board_string(self) -> str:
         """The 49-character board, row 0 first."""
     @property
-    def next_disc(self) -> int:
-        """The disc the next move drops, 1-7."""
+    def next_disc(self) -> Optional[int]:
+        """The disc the next move drops, 1-7; None once the game is over."""
     @property
     def moves_remaining(self) -> int:
         """Drops left before the rise, 1-5 (0 after a blocked rise)."""
@@ -272,7 +272,8 @@ class IllegalMove(gymnasium.error.InvalidAction, ValueError):
 
 class Drop7Env(gymnasium.Env[Dict[str, Any], int]):
     """``gymnasium.make("drop7/Drop7-v0")``: one game. Observation Dict:
-    board int8 (7, 7); next_disc 1-7; moves_remaining 0-5; level int64 ();
+    board int8 (7, 7); next_disc 1-7 (1, a placeholder, once the game is
+    over); moves_remaining 0-5; level int64 ();
     optionally action_mask int8 (7,). Action Discrete(7). Reward: score delta.
     terminated at game over, truncated at ``max_moves``.
     ``info["action_mask"]``: bool (7,)."""

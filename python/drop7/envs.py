@@ -61,7 +61,7 @@ class Drop7Env(gymnasium.Env):
 
     Observation: a ``Dict`` with ``board`` (int8 ``(7, 7)``, row 0 at the top,
     codes 0 empty, 1-7 discs, 8 solid gray, 9 cracked gray), ``next_disc``
-    (1-7), ``moves_remaining`` (drops to the rise, 0-5; 0 only after a
+    (1-7; 1, a placeholder, once the game is over), ``moves_remaining`` (drops to the rise, 0-5; 0 only after a
     blocked rise) and ``level`` (int64 scalar array, 1 + rises); with
     ``action_mask_in_obs=True`` also ``action_mask`` (int8 ``(7,)``).
     Action: ``Discrete(7)``, the column. Reward: the move's score delta
@@ -100,7 +100,9 @@ class Drop7Env(gymnasium.Env):
         assert g is not None
         obs = {
             "board": g.board,
-            "next_disc": np.int64(g.next_disc),
+            # No next disc once the game is over: 1, a placeholder inside
+            # the observation space.
+            "next_disc": np.int64(1 if g.next_disc is None else g.next_disc),
             "moves_remaining": np.int64(g.moves_remaining),
             "level": np.array(g.level, dtype=np.int64),
         }
@@ -199,7 +201,8 @@ class Drop7Env(gymnasium.Env):
             return None
         g = self.game
         rows = ["".join(".1234567#%"[int(c)] for c in row) for row in g.board]
-        head = f"score {g.score}  level {g.level}  next {g.next_disc}  drops to rise {g.moves_remaining}"
+        nxt = "-" if g.next_disc is None else g.next_disc
+        head = f"score {g.score}  level {g.level}  next {nxt}  drops to rise {g.moves_remaining}"
         return "\n".join([head, *rows])
 
 
@@ -209,7 +212,8 @@ class Drop7VectorEnv(VectorEnv):
 
     Observations are the batched ``Drop7Env`` observations: ``board`` int8
     ``(N, 7, 7)``, ``next_disc`` / ``moves_remaining`` / ``level`` int64
-    ``(N,)`` (and ``action_mask`` int8 ``(N, 7)`` with ``action_mask_in_obs``).
+    ``(N,)`` (``next_disc`` 1, a placeholder, in the final observation of a
+    game that ended) (and ``action_mask`` int8 ``(N, 7)`` with ``action_mask_in_obs``).
     ``step(actions)`` takes an integer array of shape ``(N,)`` and returns
     rewards float64 ``(N,)`` (score deltas), terminations and truncations bool
     ``(N,)``; ``info["action_mask"]`` is bool ``(N, 7)``, ``info["seed"]``

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 
@@ -41,6 +42,8 @@ def main(argv=None) -> int:
     p.add_argument("--shards", type=int, default=0, help="tasks [default: 4 per cluster CPU]")
     p.add_argument("--address", default=None, help="Ray cluster address [default: a local cluster]")
     p.add_argument("--out", required=True, help="JSON-lines output file")
+    p.add_argument("--force", action="store_true",
+                   help="overwrite a non-empty --out (as drop7 play --force)")
     a = p.parse_args(argv)
     if a.games < 1:
         p.error("--games must be at least 1")
@@ -48,6 +51,9 @@ def main(argv=None) -> int:
         p.error(f"--seed-start must be 0..0xffffffff (a u32 seed), got {a.seed_start}")
     if a.shards < 0:
         p.error("--shards must be 0 (4 per cluster CPU) or more")
+    if not a.force and os.path.exists(a.out) and os.path.getsize(a.out) > 0:
+        p.error(f"--out {a.out} exists and is not empty: add --force to overwrite it "
+                "(nothing was changed)")
     try:  # policy, move cap and driver checked here, not as a traceback from every Ray task
         drop7.play(a.policy, [], max_moves=a.max_moves, driver=a.driver)
     except ValueError as e:

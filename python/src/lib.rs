@@ -288,6 +288,8 @@ fn position_from(py: Python<'_>, obj: &Bound<'_, PyAny>) -> PyResult<Position> {
     // never used) and may have `movesRemaining` 0.
     let next = match get(&["next", "next_disc"])? {
         None if game_over => 1,
+        // (`Game.position()` of a finished game: `"next": None`.)
+        Some(v) if game_over && v.is_none() => 1,
         _ => int_in(&need(&["next", "next_disc"])?, "next", 1, 7)?,
     };
     let rise = int_in(
@@ -722,10 +724,12 @@ impl Game {
         format_cells(&self.inner.board().to_cells())
     }
 
-    /// int: the disc the next move drops, 1-7.
+    /// int or None: the disc the next move drops, 1-7; None once the game
+    /// is over (no next disc is drawn then; as `step()`'s `next_disc`).
     #[getter]
-    fn next_disc(&self) -> u8 {
-        self.inner.state().position.next_disc
+    fn next_disc(&self) -> Option<u8> {
+        let p = self.inner.state().position;
+        (!p.game_over).then_some(p.next_disc)
     }
 
     /// int: drops left before the next rise, 1-5 (0 after a blocked rise).
@@ -778,14 +782,14 @@ impl Game {
     }
 
     /// The public position as a `drop7 decide` root line: a dict
-    /// {"board": str (49 digits, row 0 first), "next": int 1-7,
-    /// "movesRemaining": int 0-5, "gameOver": bool}, accepted by `decide`
-    /// and `leaf`.
+    /// {"board": str (49 digits, row 0 first), "next": int 1-7 (None once
+    /// the game is over), "movesRemaining": int 0-5, "gameOver": bool},
+    /// accepted by `decide` and `leaf`.
     fn position<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let d = PyDict::new(py);
         let p = self.inner.state().position;
         d.set_item("board", format_cells(&p.board.to_cells()))?;
-        d.set_item("next", p.next_disc)?;
+        d.set_item("next", (!p.game_over).then_some(p.next_disc))?;
         d.set_item("movesRemaining", p.moves_remaining)?;
         d.set_item("gameOver", p.game_over)?;
         Ok(d)
@@ -1264,7 +1268,13 @@ impl VectorCore {
                     board.push(b.cell(r, c) as i8);
                 }
             }
-            next.push(i64::from(st.position.next_disc));
+            // No next disc once a game is over: 1, a placeholder inside
+            // the observation space (as `Drop7Env`).
+            next.push(if st.position.game_over {
+                1
+            } else {
+                i64::from(st.position.next_disc)
+            });
             rise.push(i64::from(st.position.moves_remaining));
             level.push(i64::from(st.level));
             mask.extend_from_slice(&mask_of(&b, st.position.game_over));

@@ -41,6 +41,11 @@ def test_play_to_the_end_and_step_after():
         out = g.step(g.legal_columns[0])
     assert out["game_over"] and out["terminal_reason"] in ("blocked-rise", "no-legal-column")
     assert g.terminal_reason == out["terminal_reason"] and out["next_disc"] is None
+    # No stale next disc once the game is over, anywhere it is shown.
+    assert g.next_disc is None and g.position()["next"] is None
+    assert g.position()["gameOver"] is True
+    assert drop7.decide(g.position(), depth=1)["action"] is None
+    assert drop7.leaf(g.position()) == drop7.leaf(g)
     assert g.legal_columns == [] and not g.action_mask.any()
     with pytest.raises(ValueError, match="game is over"):
         g.step(0)

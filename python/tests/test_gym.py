@@ -21,7 +21,7 @@ def test_check_env(kwargs):
 
 
 def test_episode_reward_is_score_and_truncation():
-    env = gymnasium.make("drop7/Drop7-v0")
+    env = gymnasium.make("drop7/Drop7-v0", render_mode="ansi")
     obs, info = env.reset(seed=9)
     total, terminated = 0.0, False
     while not terminated:
@@ -30,6 +30,10 @@ def test_episode_reward_is_score_and_truncation():
         total += r
         assert not truncated
     assert total == info["score"] == env.unwrapped.game.score
+    # The final observation is inside the space: next_disc is 1, a
+    # placeholder (there is no next disc); render shows none.
+    assert obs["next_disc"] == 1 and env.observation_space.contains(obs)
+    assert "  next -  " in env.render()
     with pytest.raises(gymnasium.error.ResetNeeded):
         env.step(0)
     capped = gymnasium.make("drop7/Drop7-v0", max_moves=3)
@@ -101,7 +105,9 @@ def test_vector_env_matches_single_games_and_autoresets():
                 assert term[i] == out["game_over"]
                 assert trunc[i] == (not out["game_over"] and games[i].moves_played == 40)
             assert (obs["board"][i] == games[i].board).all()
-            assert obs["next_disc"][i] == games[i].next_disc
+            # (1, a placeholder, in a finished game's last observation.)
+            assert obs["next_disc"][i] == (games[i].next_disc or 1)
+            assert (games[i].next_disc is None) == bool(term[i])
             assert obs["moves_remaining"][i] == games[i].moves_remaining
             assert obs["level"][i] == games[i].level
             assert (info["action_mask"][i] == games[i].action_mask).all()

@@ -75,3 +75,17 @@ def test_ray_cohort_without_ray_is_a_one_line_error(tmp_path):
         assert r.returncode == 2, (extra, r.stderr[-2000:])
         assert want in r.stderr and "Traceback" not in r.stderr, (extra, r.stderr[-2000:])
         assert not out.exists()
+
+
+def test_ray_cohort_keeps_an_existing_out_without_force(tmp_path):
+    """As `drop7 play`: a non-empty --out is refused before Ray starts
+    unless --force is given."""
+    out = tmp_path / "ray.jsonl"
+    out.write_text("precious\n")
+    r = subprocess.run(
+        [sys.executable, str(EXAMPLE), "--games", "3", "--out", str(out)],
+        capture_output=True, text=True, timeout=120,
+    )
+    assert r.returncode == 2, r.stderr[-2000:]
+    assert "exists and is not empty: add --force" in r.stderr and "Traceback" not in r.stderr
+    assert out.read_text() == "precious\n"

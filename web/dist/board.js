@@ -98,6 +98,7 @@ export function clearBars() {
         bar.className = "bar";
         delete bar.dataset.value;
         delete bar.dataset.bits;
+        bar.removeAttribute("title");
         bar.querySelector(".num").textContent = "";
         bar.querySelector(".fill").style.height = "0";
     }
@@ -108,6 +109,12 @@ export function showBars(rec) {
     const legal = vals.filter((v) => v !== null);
     const lo = Math.min(...legal);
     const hi = Math.max(...legal);
+    // Enough decimals that different values get different labels (up to 3:
+    // "10.2k" for every column said nothing of their differences).
+    const distinct = new Set(legal).size;
+    let digits = 1;
+    while (digits < 3 && new Set(legal.map((v) => compact(v, digits))).size < distinct)
+        digits++;
     for (let c = 0; c < 7; c++) {
         const bar = $("bars").children[c];
         const v = vals[c];
@@ -118,22 +125,26 @@ export function showBars(rec) {
             bar.dataset.value = "";
             bar.dataset.bits = "";
             num.textContent = "—";
+            bar.title = `column ${c + 1}: illegal (full)`;
             fill.style.height = "0";
         }
         else {
             bar.dataset.value = String(v);
             bar.dataset.bits = rec.values[c] ?? "";
-            num.textContent = (rec.action === c ? "★ " : "") + compact(v);
+            num.textContent = (rec.action === c ? "★ " : "") + compact(v, digits);
+            bar.title = `column ${c + 1}: ${v}`;
             const frac = hi > lo ? (v - lo) / (hi - lo) : 1;
             fill.style.height = Math.round(8 + 72 * frac) + "px";
         }
     }
 }
-function compact(v) {
+/** `v` in few characters: millions with 2 + `digits` − 1 decimals,
+ * thousands (from 10,000) with `digits` decimals, else whole. */
+function compact(v, digits) {
     const a = Math.abs(v);
     if (a >= 1e6)
-        return (v / 1e6).toFixed(2) + "M";
+        return (v / 1e6).toFixed(digits + 1) + "M";
     if (a >= 1e4)
-        return (v / 1e3).toFixed(1) + "k";
+        return (v / 1e3).toFixed(digits) + "k";
     return v.toFixed(0);
 }

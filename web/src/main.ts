@@ -121,7 +121,7 @@ function startGame(seed: number, moves: number[] = []): void {
     try {
       g.play(moves[k]);
     } catch (e) {
-      bad = `Shared URL: move ${k + 1} (column ${moves[k] + 1}) cannot be played: ${(e as Error).message}; showing the first ${k} moves.`;
+      bad = `Shared URL: move ${k + 1} (digit ${moves[k]}: column ${moves[k] + 1}) cannot be played: ${(e as Error).message}; showing the first ${k} moves.`;
       break;
     }
   }
@@ -242,7 +242,8 @@ async function advise(): Promise<number | null> {
     const best = a.record.action;
     $("advice-info").textContent =
       `d${depth}s${strata}: best column ${best === null ? "none" : best + 1}, ` +
-      `${a.ms.toFixed(0)} ms, ${a.record.work.toLocaleString("en-US")} work`;
+      `${a.ms.toFixed(0)} ms, ${a.record.work.toLocaleString("en-US")} work ` +
+      `(bars from the lowest value to the highest)`;
     return best;
   } catch (e) {
     setAdviceRunning(false);

@@ -220,7 +220,7 @@ test("bad URLs give a message and a working page", async () => {
   assert.equal((await read(page)).moves, 0);
   await page.close();
   page = await open("?seed=7&moves=" + "3".repeat(40));
-  assert.match(await message(page), /Shared URL: move \d+ \(column 4\) cannot be played/);
+  assert.match(await message(page), /Shared URL: move \d+ \(digit 3: column 4\) cannot be played/);
   await page.close();
   page = await open("?seed=99999999999");
   assert.match(await message(page), /Bad URL/);

@@ -1978,7 +1978,10 @@ fn endless_inputs_are_refused_not_read_whole() {
             "--roots-file",
             "/dev/zero",
         ],
-        &["/dev/zero line 1", "line is longer than 65536 bytes"],
+        &[
+            "--roots-file /dev/zero line 1",
+            "line is longer than 65536 bytes",
+        ],
     );
     fails(
         &[
@@ -1989,6 +1992,21 @@ fn endless_inputs_are_refused_not_read_whole() {
             "--leaf-file",
             "/dev/zero",
         ],
-        &["/dev/zero line 1", "line is longer than 65536 bytes"],
+        &[
+            "--leaf-file /dev/zero line 1",
+            "line is longer than 65536 bytes",
+        ],
+    );
+    // A missing file is named with its flag.
+    fails(
+        &[
+            "bench",
+            "--suite",
+            "search",
+            "--quick",
+            "--roots-file",
+            "/nonexistent/r.txt",
+        ],
+        &["cannot open --roots-file /nonexistent/r.txt"],
     );
 }

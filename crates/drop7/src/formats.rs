@@ -281,6 +281,9 @@ mod tests {
     fn root_line_errors_name_the_problem_once() {
         let e = parse_root_line(r#"{"board":"12","next":4,"movesRemaining":5}"#).unwrap_err();
         assert_eq!(e.to_string(), "board must have 49 characters, got 2");
+        // A bad board is named before a missing key.
+        let e = parse_root_line(r#"{"board":"x"}"#).unwrap_err();
+        assert_eq!(e.to_string(), "board must have 49 characters, got 1");
         let floating = "1".to_string() + &"0".repeat(48);
         let e = parse_root_line(&format!(
             r#"{{"board":"{floating}","next":4,"movesRemaining":5}}"#
@@ -530,6 +533,11 @@ pub fn parse_root_line(line: &str) -> Result<crate::position::Position, RootErro
         }
         None => return Err(RootError::Json("missing key \"board\"".into())),
     };
+    // The board's own error first (`{"board":"x"}` is a bad board before
+    // it is a line without `next`).
+    board
+        .parse::<crate::board::Board>()
+        .map_err(RootError::Board)?;
     let game_over = match obj.get("gameOver") {
         None | Some(Value::Null) => false,
         Some(Value::Bool(b)) => *b,

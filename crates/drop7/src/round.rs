@@ -182,7 +182,11 @@ pub fn play_round<E: CoreEngine, P: Policy>(
     let started = std::time::Instant::now();
     let mut game = round.start(engine);
     policy.new_game(round.generator_seed);
-    let ctl = crate::runner::RunControl::default();
+    // A round's record always carries the per-game detail.
+    let ctl = crate::runner::RunControl {
+        detail: true,
+        ..Default::default()
+    };
     let (mut record, illegal) = crate::runner::play_detailed(
         &mut game,
         policy,

@@ -421,9 +421,13 @@ impl<G: EngineGame> MoveHooks<G> for DetailHooks<'_, '_> {
         self.ctl.stopped()
     }
     fn choose<P: Policy>(&mut self, policy: &mut P, game: &G) -> Option<usize> {
-        let t = Instant::now();
+        // The latencies and the trajectory hash go only into detailed
+        // records: a run without them (a stop flag only) skips both.
+        let t = self.ctl.detail.then(Instant::now);
         let choice = policy.choose_in(game);
-        if policy.last_choice_timed() {
+        if let Some(t) = t
+            && policy.last_choice_timed()
+        {
             self.latencies
                 .push(round_us(t.elapsed().as_secs_f64() * 1e3));
         }
@@ -448,7 +452,9 @@ impl<G: EngineGame> MoveHooks<G> for DetailHooks<'_, '_> {
         if let Some(m) = self.ctl.moves {
             m.fetch_add(1, Ordering::Relaxed);
         }
-        self.hash.push(column, &game.position().board);
+        if self.ctl.detail {
+            self.hash.push(column, &game.position().board);
+        }
         if self.move_depth > 0 {
             self.popping_moves += 1;
             self.depth_sum += u64::from(self.move_depth);
@@ -466,6 +472,25 @@ impl<G: EngineGame> MoveHooks<G> for DetailHooks<'_, '_> {
 /// `ctl.stop` was raised before the game ended (the game is abandoned; a
 /// resumed run replays it).
 pub fn play_game_detailed<E: Engine, P: Policy>(
+    engine: E,
+    policy: &mut P,
+    labels: &RunLabels,
+    seed: u32,
+    max_moves: u32,
+    ctl: &RunControl<'_>,
+) -> Option<GameRecord> {
+    let ctl = RunControl {
+        detail: true,
+        ..*ctl
+    };
+    play_game_controlled(engine, policy, labels, seed, max_moves, &ctl)
+}
+
+/// [`play_game_detailed`] under `ctl` as it is: without `ctl.detail` the
+/// trajectory hash and the decision latencies are not computed (their
+/// record fields are `None`), which is most of the time of a fast policy's
+/// game.
+fn play_game_controlled<E: Engine, P: Policy>(
     engine: E,
     policy: &mut P,
     labels: &RunLabels,
@@ -516,7 +541,8 @@ pub(crate) fn play_detailed<G: EngineGame, P: Policy>(
     rec.engine_version = Some(crate::records::ENGINE_VERSION.to_string());
     rec.chain_mean_depth =
         (h.popping_moves > 0).then(|| h.depth_sum as f64 / h.popping_moves as f64);
-    rec.trajectory_sha256 = Some(h.hash.finish());
+    // (Hashed only for detailed records: see `DetailHooks::choose`.)
+    rec.trajectory_sha256 = ctl.detail.then(|| h.hash.finish());
     if h.searched {
         rec.work = Some(h.work);
         rec.nodes = Some(h.nodes);
@@ -807,7 +833,7 @@ where
 {
     let play_one = |policy: &mut P, seed: u32| -> ControlFlow<(), GameRecord> {
         if ctl.detail || ctl.stop.is_some() || ctl.moves.is_some() {
-            match play_game_detailed(engine, policy, &cfg.labels, seed, cfg.max_moves, ctl) {
+            match play_game_controlled(engine, policy, &cfg.labels, seed, cfg.max_moves, ctl) {
                 Some(mut rec) if !ctl.detail => {
                     rec = GameRecord {
                         ruleset: None,

@@ -108,10 +108,20 @@ impl DataFile {
         })
     }
 
-    /// The reader of its (decompressed, if gzipped) contents.
-    fn open(&self) -> Result<Box<dyn BufRead>> {
+    /// How an error names it: `FLAG PATH` for a file given with `flag`,
+    /// else the built-in copy's name.
+    fn named(&self, flag: &str) -> String {
         match self {
-            DataFile::Path(p) => open_maybe_gz(p),
+            DataFile::Path(p) => format!("{flag} {}", p.display()),
+            DataFile::Builtin(..) => self.to_string(),
+        }
+    }
+
+    /// The reader of its (decompressed, if gzipped) contents; errors name
+    /// it as `shown`.
+    fn open(&self, shown: &str) -> Result<Box<dyn BufRead>> {
+        match self {
+            DataFile::Path(p) => open_maybe_gz(p, shown),
             DataFile::Builtin(name, bytes) => {
                 gunzip_if_gzipped(*bytes).with_context(|| format!("cannot read {name}"))
             }
@@ -614,10 +624,9 @@ fn median(xs: &[f64]) -> f64 {
 }
 
 /// Opens a file, transparently gunzipping it when it starts with the gzip magic.
-fn open_maybe_gz(path: &Path) -> Result<Box<dyn BufRead>> {
-    let file = fs::File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
-    gunzip_if_gzipped(BufReader::new(file))
-        .with_context(|| format!("cannot read {}", path.display()))
+fn open_maybe_gz(path: &Path, shown: &str) -> Result<Box<dyn BufRead>> {
+    let file = fs::File::open(path).with_context(|| format!("cannot open {shown}"))?;
+    gunzip_if_gzipped(BufReader::new(file)).with_context(|| format!("cannot read {shown}"))
 }
 
 /// `r`, gunzipped when it starts with the gzip magic (read from its buffer,
@@ -674,9 +683,9 @@ fn read_lines(r: impl BufRead, shown: &str) -> Result<Vec<(usize, String)>> {
 }
 
 fn read_leaf_states(data: &DataFile) -> Result<Vec<LeafState>> {
-    let shown = data;
+    let shown = data.named("--leaf-file");
     let mut states = Vec::new();
-    for (i, line) in read_lines(data.open()?, &shown.to_string())? {
+    for (i, line) in read_lines(data.open(&shown)?, &shown)? {
         if line.trim().is_empty() {
             continue;
         }
@@ -910,9 +919,9 @@ fn leaf_suite(plan: &Plan, states: &[LeafState]) -> Result<LeafReport> {
 /// Reads `s <board49> <next> <movesRemaining> <level> <gameOver>` lines
 /// (blank lines and `#` comments skipped; anything after the sixth field ignored).
 fn read_roots(data: &DataFile) -> Result<Vec<Position>> {
-    let shown = data;
+    let shown = data.named("--roots-file");
     let mut roots = Vec::new();
-    for (i, line) in read_lines(data.open()?, &shown.to_string())? {
+    for (i, line) in read_lines(data.open(&shown)?, &shown)? {
         let line = line.trim();
         if line.is_empty() || line.starts_with('#') {
             continue;

@@ -1730,11 +1730,20 @@ fn plot_ecdf(
                     RED.mix(0.25).filled(),
                 )])
                 .map_err(plot_err)?
-                .label(format!("mean, 95% CI {:.0}..{:.0}", ci.0, ci.1))
+                .label(format!("95% CI of the mean {:.0}..{:.0}", ci.0, ci.1))
                 .legend(|(x, y)| {
                     Rectangle::new([(x, y - 5), (x + 20, y + 5)], RED.mix(0.25).filled())
                 });
         }
+        let mean = score.mean;
+        chart
+            .draw_series(LineSeries::new(
+                vec![(mean, 0.0), (mean, 1.0)],
+                RED.stroke_width(2),
+            ))
+            .map_err(plot_err)?
+            .label(format!("mean {mean:.0}"))
+            .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], RED.stroke_width(2)));
         chart
             .configure_series_labels()
             .position(SeriesLabelPosition::LowerRight)

@@ -310,6 +310,8 @@ fn header(f: &Frame, total: usize, before: Option<&Frame>) -> Vec<String> {
     // While the move is animated, the whole position line is the one before
     // it (the disc shown as next is the one falling), but for the move count.
     let (shown, pending) = match (before, &f.last) {
+        // (A move that scores nothing has nothing to come.)
+        (Some(b), Some((_, _, 0, _, _))) => (b, String::new()),
         (Some(b), Some((_, _, delta, _, _))) => (b, format!(" (+{delta} when the move ends)")),
         _ => (f, String::new()),
     };
@@ -380,7 +382,8 @@ fn disc_style(v: u8) -> (String, Style) {
     let colour = match v {
         1 => Color::Green,
         2 => Color::Yellow,
-        3 => Color::LightYellow,
+        // Orange (xterm-256 colour 208): light yellow was hard to tell from 2.
+        3 => Color::Indexed(208),
         4 => Color::Red,
         5 => Color::Magenta,
         6 => Color::Cyan,
@@ -508,9 +511,11 @@ fn interactive(title: &str, frames: &[Frame], speed: Duration, wave: Duration) -
                                         if cells[i] == 0 {
                                             t = " ✶ ".into();
                                         }
+                                        // White: no disc has it (a light
+                                        // red was a 4's colour).
                                         s = s
-                                            .fg(Color::White)
-                                            .bg(Color::LightRed)
+                                            .fg(Color::Black)
+                                            .bg(Color::White)
                                             .add_modifier(Modifier::BOLD);
                                     } else if hit.contains(&i) {
                                         s = s.add_modifier(Modifier::UNDERLINED | Modifier::BOLD);
@@ -544,7 +549,7 @@ fn interactive(title: &str, frames: &[Frame], speed: Duration, wave: Duration) -
                             "←/→ step  Home/End first/last  space play/pause ({state}, {} ms/move)  +/- speed  q quit",
                             speed.as_millis()
                         )),
-                        Line::from("■ solid gray  □ cracked gray  1-7 numbered discs  red: landing or popping, underlined: gray hit"),
+                        Line::from("■ solid gray  □ cracked gray  1-7 numbered discs  white: landing or popping, underlined: gray hit"),
                     ])
                     .wrap(ratatui::widgets::Wrap { trim: true }),
                     help,
@@ -644,6 +649,12 @@ mod tests {
             "move 7/40  score 1200 (+340 when the move ends)  level 2  rise in 1  next 5"
         );
         assert_eq!(animated[1..], done[1..]);
+        // A move that scores nothing says nothing of points to come.
+        let quiet = frame_with(7, 1_200, 2, Some((3, 5, 0, vec![], None)));
+        assert_eq!(
+            header(&quiet, 40, Some(&before))[0],
+            "move 7/40  score 1200  level 2  rise in 1  next 5"
+        );
         // The opening position has no move to animate.
         let opening = header(&before, 40, Some(&before));
         assert_eq!(
