@@ -107,13 +107,47 @@ fn invalid_utf8_line_is_refused() {
 #[test]
 #[cfg(target_os = "linux")]
 fn failed_stdout_write_is_an_error() {
-    let commands: [&[&str]; 6] = [
+    let dir = common::scratch_in("hygiene", "full-stdout");
+    let shard = |i: &str| dir.join(format!("s{i}.jsonl"));
+    for i in ["1", "2"] {
+        common::ok(&[
+            "play",
+            "--games",
+            "4",
+            "--shard",
+            &format!("{i}/2"),
+            "--out",
+            common::s(&shard(i)),
+        ]);
+    }
+    let (merged, rout) = (dir.join("m.jsonl"), dir.join("r.jsonl"));
+    let (s1, s2) = (shard("1"), shard("2"));
+    let round = common::data_path("rounds/gauntlet-01.json");
+    let commands: [&[&str]; 9] = [
         &["--help"],
         &["--version"],
         &["trace", "--help"],
         &["trace"],
         &["play", "--games", "3"],
         &["leaf"],
+        // These printed with println! (a panic, exit 101).
+        &["serve", "--port", "0"],
+        &[
+            "merge",
+            "--force",
+            common::s(&merged),
+            common::s(&s1),
+            common::s(&s2),
+        ],
+        // The round's records are written before the summary is printed.
+        &[
+            "play",
+            "--round",
+            common::s(&round),
+            "--out",
+            common::s(&rout),
+            "--force",
+        ],
     ];
     for args in commands {
         let full = std::fs::OpenOptions::new()
@@ -136,6 +170,9 @@ fn failed_stdout_write_is_an_error() {
             "{args:?}: {err}"
         );
     }
+    // Nothing the two file-writing commands wrote was lost.
+    assert_eq!(std::fs::read_to_string(&merged).unwrap().lines().count(), 4);
+    assert_eq!(std::fs::read_to_string(&rout).unwrap().lines().count(), 1);
 }
 
 #[test]

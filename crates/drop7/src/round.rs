@@ -45,6 +45,24 @@ pub struct ScriptedRound {
 #[error("{0}")]
 pub struct FormatError(pub String);
 
+/// A round's `generatorSeedHex`: 1-8 hexadecimal digits, with or without a
+/// `0x` (or `0X`) prefix (`"0x5eed0001"`, `"5eed0001"`; `"12345"` is
+/// 0x12345, never decimal).
+fn parse_seed_hex(text: &str) -> Result<u32, FormatError> {
+    let digits = text
+        .strip_prefix("0x")
+        .or_else(|| text.strip_prefix("0X"))
+        .unwrap_or(text);
+    if (1..=8).contains(&digits.len()) && digits.bytes().all(|b| b.is_ascii_hexdigit()) {
+        // 1-8 hex digits always fit a u32.
+        Ok(u32::from_str_radix(digits, 16).unwrap_or_default())
+    } else {
+        err(format!(
+            "generatorSeedHex: expected 1-8 hexadecimal digits (e.g. \"0x5eed0001\"), got {text:?}"
+        ))
+    }
+}
+
 fn err<T>(msg: impl Into<String>) -> Result<T, FormatError> {
     Err(FormatError(msg.into()))
 }
@@ -124,8 +142,7 @@ impl ScriptedRound {
         let id = text_field("id")?;
         let name = text_field("name")?;
         let seed_text = text_field("generatorSeedHex")?;
-        let generator_seed = crate::formats::parse_seed(&seed_text)
-            .map_err(|e| FormatError(format!("generatorSeedHex: {e}")))?;
+        let generator_seed = parse_seed_hex(&seed_text)?;
         let maximum_moves =
             int_in(field(&obj, "maximumMoves")?, "maximumMoves", 1, 1_000_000)? as u32;
         let mut discs = Vec::new();
@@ -206,4 +223,30 @@ pub fn play_round<E: CoreEngine, P: Policy>(
     tape.policy = Some(labels.policy.clone());
     tape.driver = Some("latent".to_string());
     RoundResult { record, tape }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn generator_seed_is_hexadecimal() {
+        for (text, seed) in [
+            ("0x5eed0001", 0x5eed_0001),
+            ("0X5EED0001", 0x5eed_0001),
+            ("5eed0001", 0x5eed_0001),
+            ("12345", 0x12345),
+            ("0", 0),
+            ("ffffffff", u32::MAX),
+        ] {
+            assert_eq!(parse_seed_hex(text), Ok(seed), "{text}");
+        }
+        for bad in ["", "0x", "123456789", "0x1g", "-1", "+1", " 1", "0x-1"] {
+            let e = parse_seed_hex(bad).unwrap_err().to_string();
+            assert!(
+                e.starts_with("generatorSeedHex: expected 1-8 hexadecimal digits"),
+                "{bad}: {e}"
+            );
+        }
+    }
 }

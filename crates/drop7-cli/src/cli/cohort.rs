@@ -481,12 +481,18 @@ pub fn run_merge(args: &MergeArgs) -> Result<()> {
         }
         Ok(())
     })?;
-    println!(
+    // (A failed write is an error, not a panic: `merge … > /dev/full`; the
+    // merged file is complete by now.)
+    let mut out = io::stdout().lock();
+    writeln!(
+        out,
         "merged     {} from {} into {}",
         super::count(games, "game"),
         super::count(args.shards.len(), "shard file"),
         args.out.display()
-    );
+    )
+    .and_then(|()| out.flush())
+    .context("writing to stdout")?;
     Ok(())
 }
 

@@ -447,7 +447,10 @@ pub fn run(
     };
     let settings = setup.fair_settings();
     let template = record_template(&labels, fair.map(|f| (f, &settings)), 0, None, None);
-    let mut o = io::stdout().lock();
+    // The summary is printed once every file is written: a failed write to
+    // stdout (`> /dev/full`) loses no record, tape or trace line.
+    let mut o = String::new();
+    let out_shown = || format!("writing --out {}", out.unwrap_or(Path::new("")).display());
     let mut total = 0u128;
     for (r, res) in rounds.iter().zip(results) {
         let mut rec: GameRecord = res.record;
@@ -458,8 +461,8 @@ pub fn run(
             rec.illegal_choices = Some(rec.illegal_choices.unwrap_or(0) + illegal);
         }
         if let Some(w) = writer.as_mut() {
-            serde_json::to_writer(&mut *w, &rec)?;
-            w.write_all(b"\n")?;
+            serde_json::to_writer(&mut *w, &rec).with_context(out_shown)?;
+            w.write_all(b"\n").with_context(out_shown)?;
         }
         if let Some(t) = tracer.as_mut() {
             t.write_round(r, &res.tape.columns)
@@ -479,43 +482,44 @@ pub fn run(
         if let Some(n) = rec.engine_failures.filter(|&n| n > 0) {
             extra.push_str(&format!(", {}", super::count(n, "engine failure")));
         }
-        writeln!(
-            o,
-            "round      {} score {} moves {} level {} ({}){extra}",
+        o.push_str(&format!(
+            "round      {} score {} moves {} level {} ({}){extra}\n",
             shown_id(&r.id),
             rec.score,
             rec.moves,
             rec.levels,
             rec.terminal_reason_str()
-        )?;
+        ));
     }
     if let Some(t) = tracer.as_mut() {
         t.finish()
             .map_err(|e| anyhow!("writing --trace {}: {e}", t.shown()))?;
     }
     if let Some(mut w) = writer {
-        w.flush()
-            .with_context(|| format!("writing --out {}", out.unwrap_or(Path::new("")).display()))?;
+        w.flush().with_context(out_shown)?;
     }
-    writeln!(
-        o,
-        "rounds     {} (policy {}, engine {}), mean score {:.1}, {:.3} s",
+    o.push_str(&format!(
+        "rounds     {} (policy {}, engine {}), mean score {:.1}, {:.3} s\n",
         rounds.len(),
         setup.policy,
         setup.engine.name(),
         total as f64 / rounds.len().max(1) as f64,
         started.elapsed().as_secs_f64()
-    )?;
+    ));
     if let Some(p) = out {
-        writeln!(o, "records    {}", p.display())?;
+        o.push_str(&format!("records    {}\n", p.display()));
     }
     if let Some(d) = tapes {
-        writeln!(o, "tapes      {}", d.display())?;
+        o.push_str(&format!("tapes      {}\n", d.display()));
     }
     if let Some(t) = trace {
-        writeln!(o, "trace      {}", t.display())?;
+        o.push_str(&format!("trace      {}\n", t.display()));
     }
-    o.flush()?;
+    let mut stdout = io::stdout().lock();
+    stdout
+        .write_all(o.as_bytes())
+        .and_then(|()| stdout.flush())
+        .context("writing to stdout")?;
     if let PolicySpec::D7p(cmd) = &setup.policy {
         super::d7p::check_gave_up(cmd)?;
     }

@@ -102,8 +102,15 @@ pub fn run(args: &ServeArgs) -> Result<()> {
         r => r.with_context(|| format!("cannot listen on {addr}"))?,
     };
     let port = listener.local_addr().context("local address")?.port();
-    println!("drop7 serving the page at http://127.0.0.1:{port}/ (Ctrl-C stops)");
-    io::stdout().flush().ok();
+    // (A failed write is an error, not a panic: `serve > /dev/full`.)
+    let mut out = io::stdout().lock();
+    writeln!(
+        out,
+        "drop7 serving the page at http://127.0.0.1:{port}/ (Ctrl-C stops)"
+    )
+    .and_then(|()| out.flush())
+    .context("writing to stdout")?;
+    drop(out);
     let live = Arc::new(AtomicUsize::new(0));
     for stream in listener.incoming() {
         match stream {
