@@ -1277,6 +1277,51 @@ fn a_refused_run_leaves_no_new_tapes_folder() {
     assert!(fresh.is_dir());
 }
 
+/// `--out` or `--trace` at a tape's name inside the `--tapes` folder is
+/// refused (both writers went into one file: corrupt records and tape, exit 0).
+#[test]
+fn records_and_tapes_never_share_a_file() {
+    let dir = scratch("tapes-share");
+    let tapes = dir.join("tt");
+    std::fs::create_dir_all(&tapes).unwrap();
+    let t = tapes.to_str().unwrap();
+    let at = tapes.join("0x00000001.tape.json");
+    let a = at.to_str().unwrap();
+    // Through another spelling of the folder too.
+    let other = format!("{}/../tt/0x00000002.tape.json", t);
+    let round = rounds()[0].clone();
+    for (args, flag) in [
+        (
+            vec!["play", "--games", "2", "--tapes", t, "--out", a, "--force"],
+            "--out",
+        ),
+        (
+            vec![
+                "play", "--games", "2", "--tapes", t, "--trace", a, "--force",
+            ],
+            "--trace",
+        ),
+        (
+            vec![
+                "play", "--games", "2", "--tapes", t, "--out", &other, "--force",
+            ],
+            "--out",
+        ),
+        (
+            vec![
+                "play", "--round", &round, "--tapes", t, "--out", a, "--force",
+            ],
+            "--out",
+        ),
+    ] {
+        fails(
+            &args,
+            &[flag, "is a tape's name in --tapes", "nothing was changed"],
+        );
+        assert_eq!(std::fs::read_dir(&tapes).unwrap().count(), 0, "{args:?}");
+    }
+}
+
 /// An illegal choice in a round (here a D7P engine that always answers
 /// column 3) is counted in `illegalChoices` and the first legal column is
 /// played instead (formats.md, the reference runner); the tape replays valid.

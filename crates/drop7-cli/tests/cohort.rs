@@ -694,12 +694,29 @@ const FAIR_RUN: [&str; 9] = [
     "9",
 ];
 
+/// The tapes of a run's `--tapes` folder: (file name, contents), sorted.
+fn tapes(out: &Path) -> Vec<(String, String)> {
+    let mut t: Vec<(String, String)> = std::fs::read_dir(out.with_extension("tapes"))
+        .unwrap()
+        .map(|e| {
+            let e = e.unwrap();
+            let text = std::fs::read_to_string(e.path()).unwrap();
+            (e.file_name().to_string_lossy().into_owned(), text)
+        })
+        .collect();
+    t.sort();
+    t
+}
+
 fn fair_run(out: &Path, resume: bool) -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_drop7"));
-    // Every run also writes its trace (`--trace`), resumed with the records.
+    // Every run also writes its trace (`--trace`), resumed with the records,
+    // and its tapes (`--tapes`): an abandoned game leaves no tape, and a
+    // resume replaces the tapes of the games it plays again.
     let trace = out.with_extension("trace");
+    let tapes = out.with_extension("tapes");
     c.args(FAIR_RUN)
-        .args(["--out", s(out), "--trace", s(&trace)])
+        .args(["--out", s(out), "--trace", s(&trace), "--tapes", s(&tapes)])
         .env_remove("DROP7_GRAVITY")
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
@@ -776,6 +793,11 @@ fn killed_and_resumed_runs_equal_an_uninterrupted_one() {
             trace(&out),
             trace(&full),
             "trace after {interruptions} SIG{signal}s"
+        );
+        assert_eq!(
+            tapes(&out),
+            tapes(&full),
+            "tapes after {interruptions} SIG{signal}s"
         );
         if k == 0 {
             assert!(interruptions >= 5, "only {interruptions} kill -9s landed");

@@ -138,6 +138,11 @@ pub fn run(args: &PlayArgs) -> Result<()> {
     // cannot start (see `NewFiles`).
     let mut new = NewFiles::default();
     if let Some(dir) = &args.tapes {
+        for (flag, path) in [("--out", &args.out), ("--trace", &args.trace)] {
+            if let Some(p) = path {
+                super::rounds::refuse_output_among_tapes(dir, flag, p)?;
+            }
+        }
         new.create_dir(dir, "--tapes")?;
     }
     let tape_errors = super::rounds::TapeErrors::default();
@@ -197,6 +202,7 @@ pub fn run(args: &PlayArgs) -> Result<()> {
         trace_check = c;
     }
     let mut kept = Kept::default();
+    let out_existed = args.out.as_deref().is_some_and(Path::exists);
     let mut writer = match &args.out {
         None => None,
         Some(path) => {
@@ -228,7 +234,9 @@ pub fn run(args: &PlayArgs) -> Result<()> {
         // Only a resume that kept games continues an earlier run (whose
         // tapes may be ahead of its records); one that starts fresh is
         // refused an existing tape as a plain run is.
-        let resumed = args.resume && kept.stats.games > 0;
+        // An interrupted run whose first game was abandoned kept no record
+        // but may have taped later games: its (empty) --out marks it.
+        let resumed = args.resume && (kept.stats.games > 0 || out_existed);
         super::rounds::refuse_existing_tapes(dir, args.force || resumed, ours)?;
     }
     if let Some(t) = tracer.as_mut() {
@@ -372,6 +380,7 @@ pub fn run(args: &PlayArgs) -> Result<()> {
                                         dir.clone(),
                                         setup.driver,
                                         setup.policy.to_string(),
+                                        setup.max_moves,
                                         tape_errors.clone(),
                                     ),
                                     book.clone(),

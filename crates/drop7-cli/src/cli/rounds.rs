@@ -58,6 +58,36 @@ pub fn tape_file(name: &str) -> String {
     format!("{name}.tape.json")
 }
 
+/// Refuses `--out`/`--trace` (`flag`) at a tape's name (`*.tape.json`)
+/// inside the `--tapes` folder `dir`: the run would write its records or
+/// trace and a tape into one file (each writer over the other's bytes).
+pub(super) fn refuse_output_among_tapes(dir: &Path, flag: &str, path: &Path) -> Result<()> {
+    let is_tape_name = path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .is_some_and(|n| n.ends_with(".tape.json"));
+    if !is_tape_name {
+        return Ok(());
+    }
+    let parent = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    let same = match (fs::canonicalize(parent), fs::canonicalize(dir)) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
+    };
+    if same {
+        bail!(
+            "{flag} {} is a tape's name in --tapes {}: the run would write both into one file; \
+             pick another name (nothing was changed)",
+            path.display(),
+            dir.display()
+        );
+    }
+    Ok(())
+}
+
 /// Longest round `id` written as a tape file name (`ID.tape.json`), in bytes.
 pub const MAX_TAPE_ID_BYTES: usize = 200;
 
@@ -215,6 +245,8 @@ pub struct Taping<P: Policy> {
     dir: PathBuf,
     driver: DriverKind,
     policy: String,
+    /// The run's move cap (a game that reached it is finished).
+    max_moves: u32,
     errors: TapeErrors,
     game: Option<(u32, Vec<u8>)>,
 }
@@ -226,6 +258,7 @@ impl<P: Policy> Taping<P> {
         dir: PathBuf,
         driver: DriverKind,
         policy: String,
+        max_moves: u32,
         errors: TapeErrors,
     ) -> Self {
         Taping {
@@ -233,6 +266,7 @@ impl<P: Policy> Taping<P> {
             dir,
             driver,
             policy,
+            max_moves,
             errors,
             game: None,
         }
@@ -250,6 +284,12 @@ impl<P: Policy> Taping<P> {
             if g.play_move(usize::from(c), &mut ()).is_err() {
                 break;
             }
+        }
+        // A game abandoned by a stop (Ctrl-C, SIGTERM) is neither over nor
+        // at the move cap: it has no record, so it gets no tape (a resumed
+        // run plays it again and tapes it then).
+        if !g.position().game_over && columns.len() < self.max_moves as usize {
+            return;
         }
         let mut tape = Tape::of_game(&g);
         tape.seed = Some(seed_hex(seed));
@@ -386,6 +426,11 @@ pub fn run(
     // cannot start.
     let mut new = super::play::NewFiles::default();
     if let Some(dir) = tapes {
+        for (flag, path) in [("--out", out), ("--trace", trace)] {
+            if let Some(p) = path {
+                refuse_output_among_tapes(dir, flag, p)?;
+            }
+        }
         check_round_tapes(dir, files, &rounds, force)?;
         new.create_dir(dir, "--tapes")?;
     }
