@@ -319,6 +319,17 @@ fn play_trace_resumes_and_refuses() {
         &["--trace", "t3.jsonl", "not empty", "--force"],
     );
     assert_eq!(read(&t3), "hello\n");
+    // A --resume with no --out yet starts fresh: another run's non-empty
+    // trace (here one of these very seeds) is refused as in a plain run.
+    std::fs::write(&t3, &want_trace).unwrap();
+    let missing = dir.join("missing.jsonl");
+    fails(
+        &args(&run(&missing, &t3, &["--resume"])),
+        &["--trace", "t3.jsonl", "not empty", "--force"],
+    );
+    assert_eq!(read(&t3), want_trace);
+    assert!(!missing.exists());
+    std::fs::write(&t3, "hello\n").unwrap();
     fails(
         &args(&run(&o3, &o3, &[])),
         &["--trace and --out name the same file", "r3.jsonl"],

@@ -182,6 +182,10 @@ pub fn run(args: &PlayArgs) -> Result<()> {
     // (`NewFiles::start`, in the policy's body below).
     let mut tracer = None;
     let mut trace_check = None;
+    // Whether --out was there before this run: a --resume without it starts
+    // fresh, and its --trace and tapes are treated as a plain run's (a
+    // non-empty trace is refused without --force: it is not this run's).
+    let out_existed = args.out.as_deref().is_some_and(Path::exists);
     if let Some(path) = &args.trace {
         // Before either is opened (and locked): the message says why.
         if let Some(out) = args.out.as_deref().filter(|o| same_file(o, path)) {
@@ -192,7 +196,7 @@ pub fn run(args: &PlayArgs) -> Result<()> {
         }
         let (t, c) = TraceOut::open(
             path,
-            args.resume,
+            args.resume && out_existed,
             args.force,
             setup.driver,
             setup.max_moves,
@@ -202,7 +206,6 @@ pub fn run(args: &PlayArgs) -> Result<()> {
         trace_check = c;
     }
     let mut kept = Kept::default();
-    let out_existed = args.out.as_deref().is_some_and(Path::exists);
     let mut writer = match &args.out {
         None => None,
         Some(path) => {
