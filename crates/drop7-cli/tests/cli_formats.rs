@@ -1367,6 +1367,33 @@ fn round_illegal_choice_plays_first_legal() {
     .unwrap();
     assert_eq!(rep["valid"], true, "{rep}");
     assert_eq!(rep["score"], rec["score"]);
+    // Two rounds sharing a generator seed: each record counts its own
+    // game's illegal choices (they were tallied by seed, all on the first),
+    // on one thread and on two.
+    let mut copy: Value = serde_json::from_str(&std::fs::read_to_string(round).unwrap()).unwrap();
+    copy["id"] = "copy-b".into();
+    let other = dir.join("copy-b.json");
+    std::fs::write(&other, copy.to_string()).unwrap();
+    for threads in ["1", "2"] {
+        let both = dir.join(format!("both{threads}.jsonl"));
+        ok(&[
+            "play",
+            "--round",
+            round,
+            other.to_str().unwrap(),
+            "--policy",
+            engine,
+            "--threads",
+            threads,
+            "--out",
+            both.to_str().unwrap(),
+        ]);
+        let recs = jsonl(&both);
+        for r in &recs {
+            assert_eq!(r["illegalChoices"], rec["illegalChoices"], "{threads}: {r}");
+            assert_eq!(r["engineFailures"], 0, "{r}");
+        }
+    }
 }
 
 /// `d7p --threads`: out of range, or with a policy that does not search, is

@@ -153,6 +153,15 @@ pub trait Policy {
     fn last_choice_timed(&self) -> bool {
         self.last_search().is_some()
     }
+    /// An external engine's tallies of the current game (since
+    /// [`Policy::new_game`]): `(engine failures, illegal choices)`, the moves
+    /// for which it died, timed out or answered garbage, and those for which
+    /// it chose an illegal column (the policy then played the first legal
+    /// one). A detailed record carries them as `engineFailures` and
+    /// `illegalChoices`. `None` (the default) for the built-in policies.
+    fn game_tallies(&self) -> Option<(u32, u32)> {
+        None
+    }
 
     /// Chooses with the whole engine game at hand. Every public-information
     /// policy looks only at the position (the default); the greedy test-data
@@ -556,7 +565,17 @@ pub(crate) fn play_detailed<G: EngineGame, P: Policy>(
         rec.decision_ms_p99 = q(0.99);
     }
     rec.wall_ms = Some(round_us(started.elapsed().as_secs_f64() * 1e3));
-    Some((rec, h.illegal))
+    // An external engine's own tallies, per game (a tally kept by seed
+    // mixed up two rounds that share a generator seed).
+    let illegal = match policy.game_tallies() {
+        Some((failures, chosen)) => {
+            rec.engine_failures = Some(failures);
+            Some(h.illegal.unwrap_or(0) + chosen)
+        }
+        None => h.illegal,
+    };
+    rec.illegal_choices = illegal;
+    Some((rec, illegal))
 }
 
 /// Milliseconds rounded to whole microseconds (records stay short).

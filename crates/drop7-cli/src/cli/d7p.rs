@@ -26,7 +26,6 @@
 //!   handshake before any game is an error; after 3 failures in a row the
 //!   engine is given up (the rest of the run plays the fallback, then exits 1).
 
-use std::collections::BTreeMap;
 use std::io::{self, BufRead, BufReader, Read, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -435,25 +434,6 @@ fn serve(
         }
     }
     Ok(())
-}
-
-/// Per-seed counts of a [`D7pPolicy`]: `(engine failures, illegal choices)`.
-static COUNTS: Mutex<BTreeMap<u32, (u32, u32)>> = Mutex::new(BTreeMap::new());
-
-/// Takes the counts of the game with `seed` (0, 0 if none were recorded).
-pub fn take_counts(seed: u32) -> (u32, u32) {
-    let mut m = COUNTS.lock().unwrap_or_else(|p| p.into_inner());
-    m.remove(&seed).unwrap_or((0, 0))
-}
-
-fn count(seed: u32, failure: bool) {
-    let mut m = COUNTS.lock().unwrap_or_else(|p| p.into_inner());
-    let e = m.entry(seed).or_insert((0, 0));
-    if failure {
-        e.0 += 1;
-    } else {
-        e.1 += 1;
-    }
 }
 
 /// The per-move timeout: `DROP7_D7P_TIMEOUT_MS` (default 10,000 ms).
@@ -941,7 +921,8 @@ pub struct D7pPolicy {
     cmd: &'static str,
     timeout: Duration,
     proc: Option<Proc>,
-    seed: u32,
+    /// This game's `(engine failures, illegal choices)` ([`Policy::game_tallies`]).
+    tallies: (u32, u32),
     /// Failures since the last good answer.
     failures_in_a_row: u32,
     /// The last `choose` got the engine's answer (its latency is recorded).
@@ -955,7 +936,7 @@ impl D7pPolicy {
             cmd,
             timeout,
             proc: None,
-            seed: 0,
+            tallies: (0, 0),
             failures_in_a_row: 0,
             answered: false,
         }
@@ -1008,8 +989,8 @@ impl D7pPolicy {
 }
 
 impl Policy for D7pPolicy {
-    fn new_game(&mut self, seed: u32) {
-        self.seed = seed;
+    fn new_game(&mut self, _seed: u32) {
+        self.tallies = (0, 0);
         // Start the engine before the game, so that its start-up is not
         // timed as the first decision's latency (a failure here is retried,
         // counted and reported by the first `choose`).
@@ -1023,7 +1004,7 @@ impl Policy for D7pPolicy {
         self.answered = false;
         if GAVE_UP.load(Ordering::SeqCst) {
             self.proc = None;
-            count(self.seed, true);
+            self.tallies.0 += 1;
             return first_legal;
         }
         let answer = self.ask(pos);
@@ -1035,13 +1016,13 @@ impl Policy for D7pPolicy {
             Ok(Some(c)) if pos.board.is_legal(c) => Some(c),
             Ok(_) => {
                 if first_legal.is_some() {
-                    count(self.seed, false);
+                    self.tallies.1 += 1;
                 }
                 first_legal
             }
             Err(e) => {
                 self.proc = None;
-                count(self.seed, true);
+                self.tallies.0 += 1;
                 if stopping() {
                     // Killed by drop7 on a signal: the game is abandoned.
                     return first_legal;
@@ -1066,5 +1047,8 @@ impl Policy for D7pPolicy {
     /// engine is not.
     fn last_choice_timed(&self) -> bool {
         self.answered
+    }
+    fn game_tallies(&self) -> Option<(u32, u32)> {
+        Some(self.tallies)
     }
 }

@@ -292,16 +292,10 @@ pub fn run(args: &PlayArgs) -> Result<()> {
     let show = !args.quiet && io::stderr().is_terminal();
     let progress = Progress::new(cfg.games, show, fair);
     let mut last_flush = Instant::now();
-    let is_d7p = matches!(setup.policy, super::spec::PolicySpec::D7p(_));
     // Which file a write failed on (named in the error).
     let failed_file: std::cell::Cell<Option<Failed>> = std::cell::Cell::new(None);
     let mut line = Vec::with_capacity(1024);
     let mut on_record = |mut rec: GameRecord| -> io::Result<()> {
-        if is_d7p && let Ok(seed) = drop7::formats::parse_seed(&rec.seed) {
-            let (failures, illegal) = super::d7p::take_counts(seed);
-            rec.engine_failures = Some(failures);
-            rec.illegal_choices = Some(illegal);
-        }
         // The trace first: a record never reaches --out before its game's lines.
         if let Some(t) = tracer.as_mut() {
             t.write_game(&rec)

@@ -327,6 +327,9 @@ impl<P: Policy> Policy for Taping<P> {
     fn last_choice_timed(&self) -> bool {
         self.inner.last_choice_timed()
     }
+    fn game_tallies(&self) -> Option<(u32, u32)> {
+        self.inner.game_tallies()
+    }
 }
 
 impl<P: Policy> Taping<P> {
@@ -484,7 +487,6 @@ pub fn run(
             .map(|()| play_all(engine, make, &rounds, &labels, threads))
     }))
     .and_then(|r| r)?;
-    let is_d7p = matches!(setup.policy, PolicySpec::D7p(_));
     // A fair policy's `table` and `maxWork`, as in a seed run's records.
     let fair = match setup.policy {
         PolicySpec::Fair(f) => Some(f),
@@ -500,11 +502,6 @@ pub fn run(
     for (r, res) in rounds.iter().zip(results) {
         let mut rec: GameRecord = res.record;
         stamp_record(&mut rec, &template);
-        if is_d7p {
-            let (failures, illegal) = super::d7p::take_counts(r.generator_seed);
-            rec.engine_failures = Some(failures);
-            rec.illegal_choices = Some(rec.illegal_choices.unwrap_or(0) + illegal);
-        }
         if let Some(w) = writer.as_mut() {
             serde_json::to_writer(&mut *w, &rec).with_context(out_shown)?;
             w.write_all(b"\n").with_context(out_shown)?;

@@ -209,6 +209,9 @@ pub mod file {
         fn last_choice_timed(&self) -> bool {
             self.inner.last_choice_timed()
         }
+        fn game_tallies(&self) -> Option<(u32, u32)> {
+            self.inner.game_tallies()
+        }
     }
 
     /// Plays back a list of columns (then answers `None`).
