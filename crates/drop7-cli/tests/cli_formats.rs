@@ -1394,6 +1394,22 @@ fn round_illegal_choice_plays_first_legal() {
             assert_eq!(r["engineFailures"], 0, "{r}");
         }
     }
+    // summary and compare say that drop7 played for the policy.
+    let (b1, b2) = (dir.join("both1.jsonl"), dir.join("both2.jsonl"));
+    let n = rec["illegalChoices"].as_u64().unwrap();
+    let text = ok(&["summary", b1.to_str().unwrap()]);
+    assert!(
+        text.contains(&format!(
+            "fallbacks  engine failures 0 (in 0 of 2 games), illegal choices {} (in 2 games)",
+            2 * n
+        )),
+        "{text}"
+    );
+    let text = ok(&["compare", b1.to_str().unwrap(), b2.to_str().unwrap()]);
+    assert!(
+        text.contains("fallbacks  2 of the 2 pairs have a game where drop7 played"),
+        "{text}"
+    );
 }
 
 /// `d7p --threads`: out of range, or with a policy that does not search, is

@@ -1064,6 +1064,10 @@ pub fn run_summary(args: &SummaryArgs) -> Result<()> {
     let mut one_run = OneRun::new("summarise each driver's files on their own");
     let mut games = 0u64;
     let mut censored = 0u64;
+    // External engines' tallies (`engineFailures`, `illegalChoices`): total
+    // and games with any; `None` when no record carries them.
+    let mut failures: Option<(u64, u64)> = None;
+    let mut illegal: Option<(u64, u64)> = None;
     let mut reasons: BTreeMap<&'static str, u64> = BTreeMap::new();
     let (mut score, mut moves, mut clears, mut reveals) = (
         Dist::integers(),
@@ -1091,6 +1095,16 @@ pub fn run_summary(args: &SummaryArgs) -> Result<()> {
             }
             games += 1;
             censored += u64::from(rec.censored);
+            for (tally, n) in [
+                (&mut failures, rec.engine_failures),
+                (&mut illegal, rec.illegal_choices),
+            ] {
+                if let Some(n) = n {
+                    let t = tally.get_or_insert((0, 0));
+                    t.0 += u64::from(n);
+                    t.1 += u64::from(n > 0);
+                }
+            }
             *reasons
                 .entry(match rec.terminal_reason {
                     StopReason::BlockedRise => "blocked-rise",
@@ -1141,6 +1155,8 @@ pub fn run_summary(args: &SummaryArgs) -> Result<()> {
             "games": games,
             "censored": censored,
             "terminalReasons": reasons,
+            "engineFailures": failures.map(|(n, g)| json!({"total": n, "games": g})),
+            "illegalChoices": illegal.map(|(n, g)| json!({"total": n, "games": g})),
             "policy": reference.policy,
             "driver": reference.driver,
             "ruleset": reference.ruleset,
@@ -1194,6 +1210,21 @@ pub fn run_summary(args: &SummaryArgs) -> Result<()> {
         "stopped    {} (censored {censored})",
         reasons_text.join(", ")
     )?;
+    // A D7P engine's (or a round's) fallbacks: games where drop7 played the
+    // first legal column for the policy are not the policy's own games.
+    if failures.is_some() || illegal.is_some() {
+        let (f, fg) = failures.unwrap_or((0, 0));
+        let (i, ig) = illegal.unwrap_or((0, 0));
+        writeln!(
+            o,
+            "fallbacks  engine failures {f} (in {fg} of {games} games), illegal choices {i} (in {ig} games){}",
+            if f + i > 0 {
+                ": the first legal column was played for each, so those games are not wholly the policy's"
+            } else {
+                ""
+            }
+        )?;
+    }
     match (ci, score.sd()) {
         (Some((lo, hi)), Some(sd)) => writeln!(
             o,
@@ -1328,8 +1359,13 @@ pub fn run_compare(args: &CompareArgs) -> Result<()> {
         line: u64,
         paired: bool,
         censored: bool,
+        /// drop7 played the first legal column for the policy at least once
+        /// (`engineFailures` or `illegalChoices` above 0).
+        fallback: bool,
         max_moves: Option<u32>,
     }
+    let fell_back =
+        |rec: &GameRecord| rec.engine_failures.unwrap_or(0) + rec.illegal_choices.unwrap_or(0) > 0;
     let mut base: HashMap<GameKey, Base> = HashMap::new();
     let bshown = args.base.display().to_string();
     let mut base_run = OneRun::new(ONE_DRIVER);
@@ -1341,6 +1377,7 @@ pub fn run_compare(args: &CompareArgs) -> Result<()> {
             line,
             paired: false,
             censored: rec.censored,
+            fallback: fell_back(&rec),
             max_moves: rec.max_moves,
         };
         let key = GameKey::of(&rec, seed);
@@ -1356,6 +1393,9 @@ pub fn run_compare(args: &CompareArgs) -> Result<()> {
     let (mut wins, mut ties, mut losses, mut unpaired_candidate) = (0u64, 0u64, 0u64, 0u64);
     // Pairs with a game stopped by the move cap: its score is a lower bound.
     let mut censored_pairs = 0u64;
+    // Pairs with a game where drop7 played for the policy (a D7P engine's
+    // failure or illegal choice): not wholly the policies' deltas.
+    let mut fallback_pairs = 0u64;
     let mut candidate_run = OneRun::new(ONE_DRIVER);
     // The candidate's seeds, for its repeated records (paired or not: an
     // unpaired one repeated would count twice among the unpaired).
@@ -1408,6 +1448,7 @@ pub fn run_compare(args: &CompareArgs) -> Result<()> {
         }
         b.paired = true;
         censored_pairs += u64::from(b.censored || rec.censored);
+        fallback_pairs += u64::from(b.fallback || fell_back(&rec));
         // i128: scores are u64 (a difference of two may not fit an i64).
         let d = i128::from(rec.score) - i128::from(b.score);
         match d.cmp(&0) {
@@ -1463,6 +1504,7 @@ pub fn run_compare(args: &CompareArgs) -> Result<()> {
             "ties": ties,
             "losses": losses,
             "censoredPairs": censored_pairs,
+            "fallbackPairs": fallback_pairs,
             "lowerBound95": measured.map(|m| m.0),
             "detectionFloor": measured.map(|m| m.1),
             "aboveFloor": measured.map(|m| m.2),
@@ -1511,6 +1553,14 @@ pub fn run_compare(args: &CompareArgs) -> Result<()> {
             "censored   {censored_pairs} of the {} {} a game stopped by the move cap (its score is a lower bound): their deltas are not whole-game deltas",
             super::count(pairs, "pair"),
             if censored_pairs == 1 { "has" } else { "have" }
+        )?;
+    }
+    if fallback_pairs > 0 {
+        writeln!(
+            o,
+            "fallbacks  {fallback_pairs} of the {} {} a game where drop7 played the first legal column for the policy (engine failures or illegal choices): their deltas are not wholly the policies'",
+            super::count(pairs, "pair"),
+            if fallback_pairs == 1 { "has" } else { "have" }
         )?;
     }
     let (Some((lower, floor, above)), Some(verdict)) = (measured, verdict) else {
