@@ -207,5 +207,5 @@ def test_table_too_large_for_memory_raises(call):
     assert p.returncode == 0, p.stderr
     first, second = p.stdout.splitlines()
     assert first.startswith("MemoryError table: transposition table "), first
-    assert "MB: cannot allocate it" in first, first
+    assert "MiB: cannot allocate it" in first, first
     assert second.isdigit(), p.stdout

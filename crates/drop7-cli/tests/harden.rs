@@ -669,9 +669,9 @@ fn d7p_flooding_engine_is_bounded_and_stops_on_sigterm() {
 fn a_table_too_large_for_memory_is_an_error() {
     let board = "0".repeat(49);
     let cases = [
-        ("sa:67108864:4", "2816 MB"),
-        ("lru:67108864", "3584 MB"),
-        ("dm:67108864", "2560 MB"),
+        ("sa:67108864:4", "2816 MiB"),
+        ("lru:67108864", "3584 MiB"),
+        ("dm:67108864", "2560 MiB"),
     ];
     for (table, size) in cases {
         let want =
@@ -702,6 +702,32 @@ fn a_table_too_large_for_memory_is_an_error() {
             assert!(out.stdout.is_empty(), "{args:?}");
         }
     }
+    // One table fits, but not one per worker: the error says how many and
+    // how much in all.
+    let out = limited(
+        &[
+            "play",
+            "--policy",
+            "fair:d1s2",
+            "--games",
+            "4",
+            "--threads",
+            "2",
+            "--table",
+            "sa:4194304:4",
+            "--max-moves",
+            "3",
+        ],
+        "",
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.starts_with(
+            "error: --table: transposition table sa:4194304:4 needs 176 MiB (3 copies, one per worker: 528 MiB in all): cannot allocate it"
+        ),
+        "{err}"
+    );
     // A table that fits under the same limit plays.
     let out = limited(
         &[
@@ -736,7 +762,7 @@ fn a_table_too_large_for_memory_is_an_error() {
     let lines: Vec<&str> = text.lines().collect();
     assert!(
         lines[0].starts_with(
-            "info string error transposition table sa:67108864:4 needs 2816 MB: cannot allocate it"
+            "info string error transposition table sa:67108864:4 needs 2816 MiB: cannot allocate it"
         ) && lines[0].ends_with("; searching without a table"),
         "{text}"
     );

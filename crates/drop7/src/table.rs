@@ -40,15 +40,29 @@ pub struct TableError {
     pub table: String,
     /// Bytes the table needs.
     pub bytes: usize,
+    /// Tables the run needs at once (one per worker; 1 for a single search).
+    pub copies: usize,
 }
 
 impl fmt::Display for TableError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mib = |b: usize| b.div_ceil(1 << 20);
         write!(
             f,
-            "transposition table {} needs {} MB: cannot allocate it (out of memory; try a smaller --table)",
+            "transposition table {} needs {} MiB",
             self.table,
-            self.bytes.div_ceil(1 << 20)
+            mib(self.bytes)
+        )?;
+        if self.copies > 1 {
+            write!(
+                f,
+                " ({} copies, one per worker: {} MiB in all)",
+                self.copies,
+                mib(self.bytes.saturating_mul(self.copies))
+            )?;
+        }
+        f.write_str(
+            ": cannot allocate it (out of memory; try a smaller --table or fewer --threads)",
         )
     }
 }
@@ -142,7 +156,11 @@ impl<T: TryClone + Clone> TablePool<T> {
     pub fn try_new(prototype: T, workers: usize) -> Result<Self, TableError> {
         let mut spare = Vec::with_capacity(workers);
         for _ in 0..workers {
-            spare.push(prototype.try_clone()?);
+            // The error names all the tables the run needs at once.
+            spare.push(prototype.try_clone().map_err(|e| TableError {
+                copies: workers + 1,
+                ..e
+            })?);
         }
         Ok(TablePool {
             prototype,
@@ -313,6 +331,7 @@ impl StrictLru {
             bytes: capacity
                 .saturating_mul(std::mem::size_of::<LruNode>())
                 .saturating_add(slots.saturating_mul(4)),
+            copies: 1,
         };
         let mut nodes = Vec::new();
         nodes.try_reserve_exact(capacity).map_err(|_| err())?;
@@ -408,6 +427,7 @@ impl TryClone for StrictLru {
         let err = || TableError {
             table: format!("lru:{}", self.capacity),
             bytes: self.memory_bytes(),
+            copies: 1,
         };
         Ok(StrictLru {
             nodes: try_copy(&self.nodes, self.capacity, &err)?,
@@ -620,6 +640,7 @@ impl DirectMapped {
         let err = || TableError {
             table: format!("dm:{n}"),
             bytes: n.saturating_mul(std::mem::size_of::<Slot>()),
+            copies: 1,
         };
         Ok(DirectMapped {
             slots: try_filled(n, Slot::default(), &err)?,
@@ -634,6 +655,7 @@ impl DirectMapped {
         TableError {
             table: format!("dm:{}", self.slots.len()),
             bytes: self.memory_bytes(),
+            copies: 1,
         }
     }
 }
@@ -731,6 +753,7 @@ impl SetAssociative {
         let err = || TableError {
             table: format!("sa:{n}:{ways}"),
             bytes: n.saturating_mul(std::mem::size_of::<Slot>() + 4),
+            copies: 1,
         };
         Ok(SetAssociative {
             slots: try_filled(n, Slot::default(), &err)?,
@@ -748,6 +771,7 @@ impl SetAssociative {
         TableError {
             table: format!("sa:{}:{}", self.slots.len(), self.ways),
             bytes: self.memory_bytes(),
+            copies: 1,
         }
     }
 
