@@ -37,6 +37,8 @@ rc=0; "$BIN" show > /dev/null 2> "$WORK/err.txt" || rc=$?
 "$BIN" play --round testdata/rounds/gauntlet-01.json --policy greedy --tapes "$WORK/tapes" > /dev/null
 TAPE="$WORK/tapes/gauntlet-01.tape.json"
 "$BIN" show "$TAPE" --plain | grep -q "^move 40/40  score 120136  level 8" || fail "tape plain"
+# The tape's own labels head the dump.
+"$BIN" show "$TAPE" --plain | head -1 | grep -qF "(round gauntlet-01, policy greedy, driver latent): 40 moves" || fail "tape labels: $("$BIN" show "$TAPE" --plain | head -1)"
 
 tmux new-session -d -s "$SESSION" -x 110 -y 30 "$BIN show $TAPE --speed 20 --wave-ms 5; echo VIEWER-EXITED \$?; sleep 30"
 wait_for "move 0/40  score 0"

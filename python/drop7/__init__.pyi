@@ -11,7 +11,7 @@ trace-format.md (moves), formats.md (records of ``drop7 play --out``).
 names for type checkers only (``drop7.Decision`` does not exist at run time).
 """
 
-from typing import Any, Dict, Iterable, List, Literal, Mapping, Optional, Tuple, TypedDict, Union, overload
+from typing import Any, Dict, Iterable, List, Literal, Mapping, Optional, Sequence, Tuple, TypedDict, Union, overload
 
 import gymnasium
 import numpy as np
@@ -305,8 +305,12 @@ class Drop7VectorEnv(VectorEnv):
         action_mask_in_obs: bool = False,
     ) -> None: ...
     def reset(
-        self, *, seed: Optional[int] = None, options: Optional[Dict[str, Any]] = None
-    ) -> Tuple[Dict[str, npt.NDArray[Any]], Dict[str, npt.NDArray[Any]]]: ...
+        self,
+        *,
+        seed: Optional[Union[int, Sequence[int]]] = None,
+        options: Optional[Dict[str, Any]] = None,
+    ) -> Tuple[Dict[str, npt.NDArray[Any]], Dict[str, npt.NDArray[Any]]]:
+        """Env i plays seed + i (one int), or seed[i] (a list of N ints)."""
     def step(
         self, actions: npt.ArrayLike
     ) -> Tuple[

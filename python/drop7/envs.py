@@ -270,17 +270,32 @@ class Drop7VectorEnv(VectorEnv):
         """Restarts every env: env ``i`` plays the game of seed ``seed + i``
         (``seed`` one integer 0..2**32-1, or None for one drawn from
         ``np_random``); later autoresets take ``seed + N``, ``seed + N + 1``,
-        ... ``options`` is ignored.
+        ... With a list of N seeds (Gymnasium's per-env form) env ``i`` plays
+        ``seed[i]`` and autoresets take ``max(seed) + 1``, ``+ 2``, ...
+        ``options`` is ignored.
 
         Returns ``(observations, infos)``: observations a dict of arrays
         ``board`` int8 ``(N, 7, 7)``, ``next_disc`` / ``moves_remaining`` /
         ``level`` int64 ``(N,)`` (and ``action_mask`` int8 ``(N, 7)`` with
         ``action_mask_in_obs``); infos ``action_mask`` bool ``(N, 7)``,
         ``seed`` uint32 ``(N,)``, ``score`` int64 ``(N,)``. Raises TypeError
-        for a non-integer seed, ValueError for one out of range.
+        for a non-integer seed, ValueError for one out of range or a list
+        of the wrong length.
         """
+        if seed is not None and not isinstance(seed, (int, np.integer)) and hasattr(seed, "__len__"):
+            # One seed per env (Gymnasium's list form): env i plays seed[i].
+            seeds = [_check_seed(s) for s in seed]
+            if len(seeds) != self.num_envs:
+                raise ValueError(
+                    f"seed must be one integer or {self.num_envs} (one per env), got {len(seeds)}")
+            super().reset(seed=seeds[0])
+            obs, info = self._pack(self._core.reset_each(seeds))
+            self._has_reset = True
+            info["seed"] = self._core.seeds
+            info["score"] = self._core.scores
+            return obs, info
         if seed is not None:
-            # One integer: env i plays seed + i (a list of per-env seeds is not supported).
+            # One integer: env i plays seed + i.
             seed = _check_seed(seed)
         super().reset(seed=seed)
         if seed is None:

@@ -1334,6 +1334,38 @@ impl VectorCore {
         Ok(self.observe(py))
     }
 
+    /// Restarts game `i` with seed `seeds[i]` (`seeds` N ints 0..2**32-1);
+    /// later autoresets continue with `max(seeds) + 1`, `+ 2`, ... (mod
+    /// 2^32) in env order. Returns what `reset` returns.
+    fn reset_each<'py>(
+        &mut self,
+        py: Python<'py>,
+        seeds: &Bound<'py, PyAny>,
+    ) -> PyResult<Obs<'py>> {
+        let n = self.games.len();
+        let list: Vec<Bound<'py, PyAny>> = seeds
+            .try_iter()
+            .map_err(|_| PyTypeError::new_err("seeds must be a sequence of integers"))?
+            .collect::<PyResult<_>>()?;
+        if list.len() != n {
+            return Err(value_error(format!(
+                "seed must be one integer or {n} (one per env), got {}",
+                list.len()
+            )));
+        }
+        let mut parsed = Vec::with_capacity(n);
+        for (i, s) in list.iter().enumerate() {
+            parsed.push(seed_from(s, &format!("seed[{i}]"))?);
+        }
+        for (g, &s) in self.games.iter_mut().zip(&parsed) {
+            *g = CoreGame::new(self.kind.driver(s));
+        }
+        self.pending_reset.fill(false);
+        self.terminal.fill(None);
+        self.next_seed = parsed.iter().max().copied().unwrap_or(0).wrapping_add(1);
+        Ok(self.observe(py))
+    }
+
     /// One move in every game. `actions`: int64 `(N,)`. Returns
     /// `((board int8 (N, 7, 7), next_disc int64 (N,), moves_remaining int64
     /// (N,), level int64 (N,), action_mask bool (N, 7)), reward float64 (N,),

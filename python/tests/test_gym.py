@@ -202,3 +202,25 @@ def test_ansi_render_uses_the_plain_viewer_legend():
     assert len(lines) == 8 and all(len(row) == 7 for row in lines[1:])
     assert set("".join(lines[1:])) <= set(".1234567#%")
     assert lines[-1] == "#######"
+
+
+def test_vector_env_reset_with_one_seed_per_env():
+    """Gymnasium's list form: env i plays seed[i]; autoresets continue after
+    the largest; a list of the wrong length or with a bad seed changes
+    nothing and names the problem."""
+    env = drop7.Drop7VectorEnv(num_envs=3, max_moves=2)
+    obs, info = env.reset(seed=[5, 9, np.uint32(5)])
+    assert list(info["seed"]) == [5, 9, 5]
+    for i, s in enumerate([5, 9, 5]):
+        assert (obs["board"][i] == drop7.Game(s).board).all()
+    for _ in range(3):  # two moves end every game (max_moves 2), the third autoresets
+        obs, _, _, _, info = env.step(np.full(3, 3))
+    assert list(info["seed"]) == [10, 11, 12]
+    for bad, exc, msg in [
+        ([1, 2], ValueError, r"one integer or 3 \(one per env\), got 2"),
+        ([1, 2, -1], ValueError, r"seed must be in 0\.\."),
+        ([1, 2, 3.5], TypeError, r"seed must be an integer"),
+    ]:
+        with pytest.raises(exc, match=msg):
+            env.reset(seed=bad)
+    assert list(env.reset(seed=7)[1]["seed"]) == [7, 8, 9]

@@ -177,7 +177,32 @@ fn from_tape(path: &std::path::Path) -> Result<(String, Vec<Frame>)> {
         i += 1;
         columns.get(i - 1).map(|&c| usize::from(c))
     });
-    Ok((format!("tape {}", path.display()), frames))
+    // What the tape says of itself (drop7's tapes name these; other
+    // writers' may not): round, seed, policy, driver.
+    let mut about: Vec<String> = Vec::new();
+    for (key, label) in [
+        ("round", "round"),
+        ("seed", "seed"),
+        ("policy", "policy"),
+        ("driver", "driver"),
+    ] {
+        if let Some(x) = v[key].as_str() {
+            // Quoted as JSON: a control character stays on one line.
+            let shown = serde_json::to_string(x).unwrap_or_default();
+            let shown = if x.chars().any(char::is_control) {
+                shown.as_str()
+            } else {
+                x
+            };
+            about.push(format!("{label} {shown}"));
+        }
+    }
+    let title = if about.is_empty() {
+        format!("tape {}", path.display())
+    } else {
+        format!("tape {} ({})", path.display(), about.join(", "))
+    };
+    Ok((title, frames))
 }
 
 fn from_seed(args: &ShowArgs, seed: &str) -> Result<(String, Vec<Frame>)> {
