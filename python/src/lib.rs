@@ -830,7 +830,11 @@ impl Game {
             st.moves_played,
             st.score,
             st.level,
-            st.position.next_disc,
+            if st.position.game_over {
+                "None".to_string()
+            } else {
+                st.position.next_disc.to_string()
+            },
             st.position.moves_remaining,
             if st.position.game_over {
                 "True"

@@ -200,3 +200,18 @@ def test_dir_lists_the_public_names_only():
     assert set(drop7.__all__) <= set(names)
     for helper in ("json", "warnings", "Any", "Iterable", "List", "Optional", "annotations"):
         assert helper not in names
+
+
+def test_finished_position_is_a_root_line_for_the_cli(cli):
+    """Game.position() of a finished game ("next": None) is read by
+    `drop7 decide` and `drop7 leaf` as a game-over root; repr says None."""
+    import json
+
+    g = drop7.Game(3)
+    while not g.game_over:
+        g.step(g.legal_columns[0])
+    assert "next_disc=None" in repr(g) and "game_over=True" in repr(g)
+    line = json.dumps(g.position()) + "\n"
+    d = json.loads(cli("decide", "--depth", "1", stdin=line))
+    assert d["action"] is None and d["completedDepth"] == 0
+    assert json.loads(cli("leaf", stdin=line))["value"] == drop7.leaf(g)

@@ -1320,6 +1320,77 @@ fn records_and_tapes_never_share_a_file() {
         );
         assert_eq!(std::fs::read_dir(&tapes).unwrap().count(), 0, "{args:?}");
     }
+    // A --tapes folder the run would create: the same (no folder is left).
+    let fresh = dir.join("new");
+    let f = fresh.to_str().unwrap();
+    let inside = fresh.join("gauntlet-01.tape.json");
+    let first = format!("{f}/0x00000001.tape.json");
+    for args in [
+        vec![
+            "play",
+            "--round",
+            &round,
+            "--tapes",
+            f,
+            "--out",
+            inside.to_str().unwrap(),
+        ],
+        vec![
+            "play",
+            "--round",
+            &round,
+            "--tapes",
+            f,
+            "--trace",
+            inside.to_str().unwrap(),
+        ],
+        vec![
+            "play", "--games", "2", "--tapes", f, "--out", &first, "--force",
+        ],
+    ] {
+        fails(
+            &args,
+            &["is a tape's name in --tapes", "nothing was changed"],
+        );
+        assert!(!fresh.exists(), "{args:?}");
+    }
+}
+
+/// A `--resume` that kept no record (its `--out` exists but is empty)
+/// replaces only tapes of its own policy and driver: another run's are
+/// refused without `--force`.
+#[test]
+fn an_empty_resume_keeps_another_runs_tapes() {
+    let dir = scratch("tapes-foreign");
+    let tapes = dir.join("t");
+    let t = tapes.to_str().unwrap();
+    ok(&[
+        "play", "--games", "3", "--policy", "random", "--tapes", t, "--quiet",
+    ]);
+    let before = std::fs::read_to_string(tapes.join("0x00000001.tape.json")).unwrap();
+    let out = dir.join("o.jsonl");
+    std::fs::write(&out, "").unwrap();
+    let o = out.to_str().unwrap();
+    fails(
+        &[
+            "play", "--games", "3", "--tapes", t, "--out", o, "--resume", "--quiet",
+        ],
+        &[
+            "0x00000001.tape.json was written by policy random, driver headless",
+            "(this run: policy center, driver headless)",
+            "add --force",
+        ],
+    );
+    assert_eq!(
+        std::fs::read_to_string(tapes.join("0x00000001.tape.json")).unwrap(),
+        before
+    );
+    // Its own policy's tapes are replaced (an interrupted run's).
+    ok(&[
+        "play", "--games", "3", "--policy", "random", "--tapes", t, "--out", o, "--resume",
+        "--quiet",
+    ]);
+    assert_eq!(std::fs::read_to_string(&out).unwrap().lines().count(), 3);
 }
 
 /// An illegal choice in a round (here a D7P engine that always answers

@@ -325,7 +325,13 @@ fn play_trace_resumes_and_refuses() {
     let missing = dir.join("missing.jsonl");
     fails(
         &args(&run(&missing, &t3, &["--resume"])),
-        &["--trace", "t3.jsonl", "not empty", "--force"],
+        &[
+            "--trace",
+            "t3.jsonl",
+            "is not empty but --out",
+            "does not exist yet",
+            "--force",
+        ],
     );
     assert_eq!(read(&t3), want_trace);
     assert!(!missing.exists());

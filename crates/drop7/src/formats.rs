@@ -281,6 +281,18 @@ mod tests {
     fn root_line_errors_name_the_problem_once() {
         let e = parse_root_line(r#"{"board":"12","next":4,"movesRemaining":5}"#).unwrap_err();
         assert_eq!(e.to_string(), "board must have 49 characters, got 2");
+        // A game-over root may have `"next": null` (Python's position()).
+        let p = parse_root_line(&format!(
+            r#"{{"board":"{BOARD}","next":null,"movesRemaining":0,"gameOver":true}}"#
+        ))
+        .unwrap();
+        assert!(p.game_over);
+        assert!(
+            parse_root_line(&format!(
+                r#"{{"board":"{BOARD}","next":null,"movesRemaining":3}}"#
+            ))
+            .is_err()
+        );
         // A bad board is named before a missing key.
         let e = parse_root_line(r#"{"board":"x"}"#).unwrap_err();
         assert_eq!(e.to_string(), "board must have 49 characters, got 1");
@@ -550,7 +562,8 @@ pub fn parse_root_line(line: &str) -> Result<crate::position::Position, RootErro
         None => Err(RootError::Json(format!("missing key \"{key}\""))),
     };
     let next = match obj.get("next") {
-        None if game_over => 1,
+        // (`null`: Python's `Game.position()` of a finished game.)
+        None | Some(Value::Null) if game_over => 1,
         // A move line of `drop7 trace` has its disc but no next disc.
         None if obj.contains_key("column") && obj.contains_key("disc") => {
             return Err(RootError::Json(

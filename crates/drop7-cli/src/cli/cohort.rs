@@ -1212,12 +1212,17 @@ pub fn run_summary(args: &SummaryArgs) -> Result<()> {
     )?;
     // A D7P engine's (or a round's) fallbacks: games where drop7 played the
     // first legal column for the policy are not the policy's own games.
-    if failures.is_some() || illegal.is_some() {
+    // (Shown for a D7P engine's records, which carry `engineFailures`, and
+    // whenever a choice was replaced; not for a round of a built-in policy,
+    // whose records all say 0 illegal choices.)
+    if failures.is_some() || illegal.is_some_and(|(n, _)| n > 0) {
         let (f, fg) = failures.unwrap_or((0, 0));
         let (i, ig) = illegal.unwrap_or((0, 0));
         writeln!(
             o,
-            "fallbacks  engine failures {f} (in {fg} of {games} games), illegal choices {i} (in {ig} games){}",
+            "fallbacks  engine failures {f} (in {fg} of {}), illegal choices {i} (in {}){}",
+            super::count(games, "game"),
+            super::count(ig, "game"),
             if f + i > 0 {
                 ": the first legal column was played for each, so those games are not wholly the policy's"
             } else {

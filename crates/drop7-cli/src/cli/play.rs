@@ -194,6 +194,17 @@ pub fn run(args: &PlayArgs) -> Result<()> {
                 both_name("--trace", path, "--out", out)
             );
         }
+        if args.resume
+            && !out_existed
+            && !args.force
+            && std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.len() > 0)
+        {
+            bail!(
+                "--trace {} is not empty but --out {} does not exist yet: this --resume has no run to continue; add --force to overwrite the trace (nothing was changed)",
+                path.display(),
+                args.out.as_deref().unwrap_or(Path::new("")).display()
+            );
+        }
         let (t, c) = TraceOut::open(
             path,
             args.resume && out_existed,
@@ -238,8 +249,12 @@ pub fn run(args: &PlayArgs) -> Result<()> {
         // tapes may be ahead of its records); one that starts fresh is
         // refused an existing tape as a plain run is.
         // An interrupted run whose first game was abandoned kept no record
-        // but may have taped later games: its (empty) --out marks it.
+        // but may have taped later games: its (empty) --out marks it, and
+        // the tapes must name this run's policy and driver.
         let resumed = args.resume && (kept.stats.games > 0 || out_existed);
+        if resumed && kept.stats.games == 0 && !args.force {
+            super::rounds::refuse_foreign_tapes(dir, ours, &labels.policy, setup.driver.as_str())?;
+        }
         super::rounds::refuse_existing_tapes(dir, args.force || resumed, ours)?;
     }
     if let Some(t) = tracer.as_mut() {

@@ -58,6 +58,29 @@ pub fn tape_file(name: &str) -> String {
     format!("{name}.tape.json")
 }
 
+/// `p` made absolute with its longest existing ancestor resolved (symlinks,
+/// `..`) and the rest appended: equal for two spellings of one folder, even
+/// one that does not exist yet (a `--tapes` folder the run will create).
+fn resolved(p: &Path) -> PathBuf {
+    let abs = std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
+    let mut existing = abs.clone();
+    let mut tail = Vec::new();
+    while fs::canonicalize(&existing).is_err() {
+        match existing.file_name() {
+            Some(n) => {
+                tail.push(n.to_os_string());
+                existing.pop();
+            }
+            None => return abs,
+        }
+    }
+    let mut out = fs::canonicalize(&existing).unwrap_or(existing);
+    for n in tail.iter().rev() {
+        out.push(n);
+    }
+    out
+}
+
 /// Refuses `--out`/`--trace` (`flag`) at a tape's name (`*.tape.json`)
 /// inside the `--tapes` folder `dir`: the run would write its records or
 /// trace and a tape into one file (each writer over the other's bytes).
@@ -73,11 +96,7 @@ pub(super) fn refuse_output_among_tapes(dir: &Path, flag: &str, path: &Path) -> 
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),
     };
-    let same = match (fs::canonicalize(parent), fs::canonicalize(dir)) {
-        (Ok(a), Ok(b)) => a == b,
-        _ => false,
-    };
-    if same {
+    if resolved(parent) == resolved(dir) {
         bail!(
             "{flag} {} is a tape's name in --tapes {}: the run would write both into one file; \
              pick another name (nothing was changed)",
@@ -120,6 +139,47 @@ pub fn shown_id(id: &str) -> String {
     } else {
         id.to_string()
     }
+}
+
+/// Refuses (nothing changed) a tape in `dir` that this run would write
+/// (`ours` says which file names are) but that another run wrote: one whose
+/// `policy` or `driver` is not `policy`/`driver` (or that is unreadable). A
+/// `--resume` that kept no record uses it: its `--out` exists but is empty,
+/// which proves nothing about the tapes.
+pub fn refuse_foreign_tapes(
+    dir: &Path,
+    ours: impl Fn(&str) -> bool,
+    policy: &str,
+    driver: &str,
+) -> Result<()> {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return Ok(());
+    };
+    for entry in entries.flatten() {
+        if !entry.file_name().to_str().is_some_and(&ours) {
+            continue;
+        }
+        if !entry.file_type().is_ok_and(|k| k.is_file()) {
+            continue; // refused by `refuse_existing_tapes`
+        }
+        let path = entry.path();
+        let field = |v: &serde_json::Value, k: &str| v[k].as_str().map(str::to_string);
+        let theirs = super::read_capped(&path)
+            .ok()
+            .and_then(|b| serde_json::from_slice::<serde_json::Value>(&b).ok())
+            .map(|v| (field(&v, "policy"), field(&v, "driver")));
+        if theirs != Some((Some(policy.to_string()), Some(driver.to_string()))) {
+            let what = match theirs {
+                Some((Some(p), Some(d))) => format!("was written by policy {p}, driver {d}"),
+                _ => "is not a tape of this run".to_string(),
+            };
+            bail!(
+                "--tapes {} {what} (this run: policy {policy}, driver {driver}): add --force to overwrite it (nothing was changed)",
+                path.display()
+            );
+        }
+    }
+    Ok(())
 }
 
 /// Refuses (nothing changed) when `dir` already holds a tape this run would
@@ -178,9 +238,6 @@ pub fn refuse_existing_tapes(dir: &Path, force: bool, ours: impl Fn(&str) -> boo
     )
 }
 
-/// Checks the tape names of `rounds` (read from `files`) before anything is
-/// written: each `id` a plain file name, no two alike, none already in `dir`
-/// unless `force`.
 /// Refuses a round given twice (the same id and generator seed, whether
 /// the same file or a copy): its two records would be one game counted
 /// twice, which `summary` and `compare` refuse.
@@ -207,6 +264,9 @@ fn refuse_repeated_rounds(files: &[PathBuf], rounds: &[ScriptedRound]) -> Result
     Ok(())
 }
 
+/// Checks the tape names of `rounds` (read from `files`) before anything is
+/// written: each `id` a plain file name, no two alike, none already in `dir`
+/// unless `force`.
 fn check_round_tapes(
     dir: &Path,
     files: &[PathBuf],
