@@ -143,11 +143,11 @@ export function showBars(rec: DecideRecord): void {
   }
 }
 
-/** `v` in few characters: millions with 2 + `digits` − 1 decimals,
- * thousands (from 10,000) with `digits` decimals, else whole. */
+/** `v` in few characters: millions with `digits` + 1 decimals, thousands
+ * (from 10,000) with `digits` decimals, else `digits` − 1 decimals. */
 function compact(v: number, digits: number): string {
   const a = Math.abs(v);
   if (a >= 1e6) return (v / 1e6).toFixed(digits + 1) + "M";
   if (a >= 1e4) return (v / 1e3).toFixed(digits) + "k";
-  return v.toFixed(0);
+  return v.toFixed(digits - 1);
 }

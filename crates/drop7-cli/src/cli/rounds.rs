@@ -50,7 +50,16 @@ fn write_tape(dir: &Path, name: &str, tape: &Tape) -> Result<(), String> {
         ));
     }
     let text = serde_json::to_string(tape).map_err(|e| e.to_string())?;
-    fs::write(&path, text + "\n").map_err(|e| format!("writing tape {}: {e}", path.display()))
+    // Whole or not at all: written beside it, then renamed over it, so that
+    // a run killed mid-write (kill -9) leaves no half tape, which a resume
+    // could not tell from another run's file.
+    let partial = dir.join(format!(".{}.partial", tape_file(name)));
+    let failed = |e: io::Error| format!("writing tape {}: {e}", path.display());
+    fs::write(&partial, text + "\n").map_err(failed)?;
+    fs::rename(&partial, &path).map_err(|e| {
+        let _ = fs::remove_file(&partial);
+        failed(e)
+    })
 }
 
 /// The file name of the tape of `name` (a seed's `0x…` or a round's id).
