@@ -336,6 +336,13 @@ struct Game {
 }
 
 impl Game {
+    /// The next disc as a user sees it: none once the game is over (the
+    /// engine keeps the disc just dropped there).
+    fn shown_next(&self) -> Option<u8> {
+        let p = self.inner.state().position;
+        (!p.game_over).then_some(p.next_disc)
+    }
+
     fn outcome<'py>(
         &self,
         py: Python<'py>,
@@ -366,10 +373,7 @@ impl Game {
         d.set_item("score", st.score)?;
         d.set_item("level", st.level)?;
         d.set_item("moves_remaining", st.position.moves_remaining)?;
-        d.set_item(
-            "next_disc",
-            (!st.position.game_over).then_some(st.position.next_disc),
-        )?;
+        d.set_item("next_disc", self.shown_next())?;
         Ok(d)
     }
 }
@@ -728,8 +732,7 @@ impl Game {
     /// is over (no next disc is drawn then; as `step()`'s `next_disc`).
     #[getter]
     fn next_disc(&self) -> Option<u8> {
-        let p = self.inner.state().position;
-        (!p.game_over).then_some(p.next_disc)
+        self.shown_next()
     }
 
     /// int: drops left before the next rise, 1-5 (0 after a blocked rise).
@@ -789,7 +792,7 @@ impl Game {
         let d = PyDict::new(py);
         let p = self.inner.state().position;
         d.set_item("board", format_cells(&p.board.to_cells()))?;
-        d.set_item("next", (!p.game_over).then_some(p.next_disc))?;
+        d.set_item("next", self.shown_next())?;
         d.set_item("movesRemaining", p.moves_remaining)?;
         d.set_item("gameOver", p.game_over)?;
         Ok(d)
@@ -830,11 +833,8 @@ impl Game {
             st.moves_played,
             st.score,
             st.level,
-            if st.position.game_over {
-                "None".to_string()
-            } else {
-                st.position.next_disc.to_string()
-            },
+            self.shown_next()
+                .map_or_else(|| "None".to_string(), |d| d.to_string()),
             st.position.moves_remaining,
             if st.position.game_over {
                 "True"
@@ -1257,6 +1257,17 @@ impl VectorCore {
         CoreGame::new(self.kind.driver(seed))
     }
 
+    /// Starts game `i` with seed `seed_of(i)`, every game afresh; later
+    /// autoresets take `next_seed`, `next_seed + 1`, ...
+    fn restart(&mut self, seed_of: impl Fn(usize) -> u32, next_seed: u32) {
+        for i in 0..self.games.len() {
+            self.games[i] = self.start(seed_of(i));
+        }
+        self.pending_reset.fill(false);
+        self.terminal.fill(None);
+        self.next_seed = next_seed;
+    }
+
     fn observe<'py>(&self, py: Python<'py>) -> Obs<'py> {
         let n = self.games.len();
         let mut board = Vec::with_capacity(n * CELLS);
@@ -1328,13 +1339,8 @@ impl VectorCore {
     /// int64 (N,), level int64 (N,), action_mask bool (N, 7))`.
     fn reset<'py>(&mut self, py: Python<'py>, seed: &Bound<'py, PyAny>) -> PyResult<Obs<'py>> {
         let seed = seed_from(seed, "seed")?;
-        let n = self.games.len();
-        for i in 0..n {
-            self.games[i] = self.start(seed.wrapping_add(i as u32));
-        }
-        self.pending_reset.fill(false);
-        self.terminal.fill(None);
-        self.next_seed = seed.wrapping_add(n as u32);
+        let n = self.games.len() as u32;
+        self.restart(|i| seed.wrapping_add(i as u32), seed.wrapping_add(n));
         Ok(self.observe(py))
     }
 
@@ -1361,12 +1367,8 @@ impl VectorCore {
         for (i, s) in list.iter().enumerate() {
             parsed.push(seed_from(s, &format!("seed[{i}]"))?);
         }
-        for (g, &s) in self.games.iter_mut().zip(&parsed) {
-            *g = CoreGame::new(self.kind.driver(s));
-        }
-        self.pending_reset.fill(false);
-        self.terminal.fill(None);
-        self.next_seed = parsed.iter().max().copied().unwrap_or(0).wrapping_add(1);
+        let next = parsed.iter().max().copied().unwrap_or(0).wrapping_add(1);
+        self.restart(|i| parsed[i], next);
         Ok(self.observe(py))
     }
 

@@ -2127,45 +2127,34 @@ fn endless_inputs_are_refused_not_read_whole() {
         &["/dev/zero: line 1 is longer than 1048576 bytes"],
     );
     // bench's data files are read line by line: the first line over 64 KiB
-    // is refused as soon as it passes the limit.
-    fails(
-        &[
-            "bench",
-            "--suite",
+    // is refused as soon as it passes the limit; a missing file is named
+    // with its flag.
+    for (suite, flag, file, needles) in [
+        (
             "search",
-            "--quick",
             "--roots-file",
             "/dev/zero",
-        ],
-        &[
-            "--roots-file /dev/zero line 1",
-            "line is longer than 65536 bytes",
-        ],
-    );
-    fails(
-        &[
-            "bench",
-            "--suite",
+            &[
+                "--roots-file /dev/zero line 1",
+                "line is longer than 65536 bytes",
+            ][..],
+        ),
+        (
             "leaf",
-            "--quick",
             "--leaf-file",
             "/dev/zero",
-        ],
-        &[
-            "--leaf-file /dev/zero line 1",
-            "line is longer than 65536 bytes",
-        ],
-    );
-    // A missing file is named with its flag.
-    fails(
-        &[
-            "bench",
-            "--suite",
+            &[
+                "--leaf-file /dev/zero line 1",
+                "line is longer than 65536 bytes",
+            ],
+        ),
+        (
             "search",
-            "--quick",
             "--roots-file",
             "/nonexistent/r.txt",
-        ],
-        &["cannot open --roots-file /nonexistent/r.txt"],
-    );
+            &["cannot open --roots-file /nonexistent/r.txt"],
+        ),
+    ] {
+        fails(&["bench", "--suite", suite, "--quick", flag, file], needles);
+    }
 }

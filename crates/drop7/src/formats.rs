@@ -547,9 +547,7 @@ pub fn parse_root_line(line: &str) -> Result<crate::position::Position, RootErro
     };
     // The board's own error first (`{"board":"x"}` is a bad board before
     // it is a line without `next`).
-    board
-        .parse::<crate::board::Board>()
-        .map_err(RootError::Board)?;
+    let board: crate::board::Board = board.parse().map_err(RootError::Board)?;
     let game_over = match obj.get("gameOver") {
         None | Some(Value::Null) => false,
         Some(Value::Bool(b)) => *b,
@@ -575,7 +573,7 @@ pub fn parse_root_line(line: &str) -> Result<crate::position::Position, RootErro
         _ => integer("next", "1-7")?,
     };
     let moves = integer("movesRemaining", if game_over { "0-5" } else { "1-5" })?;
-    position_from_parts(board, next, moves, game_over)
+    position_from_board(board, next, moves, game_over)
 }
 
 /// Builds a validated position from its parts.
@@ -589,7 +587,21 @@ pub fn position_from_parts(
     moves_remaining: u64,
     game_over: bool,
 ) -> Result<crate::position::Position, RootError> {
-    let board: crate::board::Board = board.parse().map_err(RootError::Board)?;
+    position_from_board(
+        board.parse().map_err(RootError::Board)?,
+        next,
+        moves_remaining,
+        game_over,
+    )
+}
+
+/// [`position_from_parts`] with the board already parsed.
+fn position_from_board(
+    board: crate::board::Board,
+    next: u64,
+    moves_remaining: u64,
+    game_over: bool,
+) -> Result<crate::position::Position, RootError> {
     if !(1..=7).contains(&next) {
         return Err(RootError::Next(next));
     }

@@ -204,7 +204,7 @@ pub fn play_round<E: CoreEngine, P: Policy>(
         detail: true,
         ..Default::default()
     };
-    let (mut record, illegal) = crate::runner::play_detailed(
+    let mut record = crate::runner::play_detailed(
         &mut game,
         policy,
         labels,
@@ -217,7 +217,6 @@ pub fn play_round<E: CoreEngine, P: Policy>(
     .expect("a round is never stopped");
     record.driver = "latent".to_string();
     record.round = Some(round.id.clone());
-    record.illegal_choices = illegal;
     let mut tape = Tape::of_game(&game);
     tape.round = Some(round.id.clone());
     tape.policy = Some(labels.policy.clone());

@@ -513,12 +513,12 @@ fn play_game_controlled<E: Engine, P: Policy>(
     play_detailed(
         &mut game, policy, labels, seed, max_moves, ctl, None, started,
     )
-    .map(|(rec, _)| rec)
 }
 
 /// The body of [`play_game_detailed`] on a started `game` (also a scripted
-/// round's, with `illegal` `Some(0)`: see [`DetailHooks::illegal`]); returns
-/// the record and the count of illegal or missing choices replaced.
+/// round's, with `illegal` `Some(0)`: see [`DetailHooks::illegal`]); the
+/// record's `illegalChoices` counts the choices replaced here and the
+/// policy's own (see [`Policy::game_tallies`]).
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn play_detailed<G: EngineGame, P: Policy>(
     game: &mut G,
@@ -529,7 +529,7 @@ pub(crate) fn play_detailed<G: EngineGame, P: Policy>(
     ctl: &RunControl<'_>,
     illegal: Option<u32>,
     started: Instant,
-) -> Option<(GameRecord, Option<u32>)> {
+) -> Option<GameRecord> {
     let mut h = DetailHooks {
         ctl,
         stats: WaveStats::default(),
@@ -567,15 +567,14 @@ pub(crate) fn play_detailed<G: EngineGame, P: Policy>(
     rec.wall_ms = Some(round_us(started.elapsed().as_secs_f64() * 1e3));
     // An external engine's own tallies, per game (a tally kept by seed
     // mixed up two rounds that share a generator seed).
-    let illegal = match policy.game_tallies() {
+    rec.illegal_choices = match policy.game_tallies() {
         Some((failures, chosen)) => {
             rec.engine_failures = Some(failures);
             Some(h.illegal.unwrap_or(0) + chosen)
         }
         None => h.illegal,
     };
-    rec.illegal_choices = illegal;
-    Some((rec, illegal))
+    Some(rec)
 }
 
 /// Milliseconds rounded to whole microseconds (records stay short).

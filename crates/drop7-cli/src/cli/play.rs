@@ -245,17 +245,24 @@ pub fn run(args: &PlayArgs) -> Result<()> {
                 .and_then(|h| parse_seed(h).ok().filter(|&seed| seed_hex(seed) == h))
                 .is_some_and(|seed| u64::from(seed.wrapping_sub(start)) < games)
         };
-        // Only a resume that kept games continues an earlier run (whose
-        // tapes may be ahead of its records); one that starts fresh is
+        // A resume continues an earlier run (whose tapes may be ahead of
+        // its records) when it kept games, or when its --out exists: an
+        // interrupted run whose first game was abandoned kept no record but
+        // may have taped later games, which must then name this run's
+        // policy and driver. One that starts fresh (no --out yet) is
         // refused an existing tape as a plain run is.
-        // An interrupted run whose first game was abandoned kept no record
-        // but may have taped later games: its (empty) --out marks it, and
-        // the tapes must name this run's policy and driver.
-        let resumed = args.resume && (kept.stats.games > 0 || out_existed);
-        if resumed && kept.stats.games == 0 && !args.force {
-            super::rounds::refuse_foreign_tapes(dir, ours, &labels.policy, setup.driver.as_str())?;
-        }
-        super::rounds::refuse_existing_tapes(dir, args.force || resumed, ours)?;
+        use super::rounds::ExistingTapes;
+        let existing = if args.force || (args.resume && kept.stats.games > 0) {
+            ExistingTapes::Replace
+        } else if args.resume && out_existed {
+            ExistingTapes::ReplaceOwn {
+                policy: &labels.policy,
+                driver: setup.driver.as_str(),
+            }
+        } else {
+            ExistingTapes::Refuse
+        };
+        super::rounds::refuse_existing_tapes(dir, existing, ours)?;
     }
     if let Some(t) = tracer.as_mut() {
         let next = (

@@ -67,29 +67,6 @@ pub fn tape_file(name: &str) -> String {
     format!("{name}.tape.json")
 }
 
-/// `p` made absolute with its longest existing ancestor resolved (symlinks,
-/// `..`) and the rest appended: equal for two spellings of one folder, even
-/// one that does not exist yet (a `--tapes` folder the run will create).
-fn resolved(p: &Path) -> PathBuf {
-    let abs = std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
-    let mut existing = abs.clone();
-    let mut tail = Vec::new();
-    while fs::canonicalize(&existing).is_err() {
-        match existing.file_name() {
-            Some(n) => {
-                tail.push(n.to_os_string());
-                existing.pop();
-            }
-            None => return abs,
-        }
-    }
-    let mut out = fs::canonicalize(&existing).unwrap_or(existing);
-    for n in tail.iter().rev() {
-        out.push(n);
-    }
-    out
-}
-
 /// Refuses `--out`/`--trace` (`flag`) at a tape's name (`*.tape.json`)
 /// inside the `--tapes` folder `dir`: the run would write its records or
 /// trace and a tape into one file (each writer over the other's bytes).
@@ -105,7 +82,7 @@ pub(super) fn refuse_output_among_tapes(dir: &Path, flag: &str, path: &Path) -> 
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),
     };
-    if resolved(parent) == resolved(dir) {
+    if super::same::same_file(parent, dir) {
         bail!(
             "{flag} {} is a tape's name in --tapes {}: the run would write both into one file; \
              pick another name (nothing was changed)",
@@ -150,51 +127,33 @@ pub fn shown_id(id: &str) -> String {
     }
 }
 
-/// Refuses (nothing changed) a tape in `dir` that this run would write
-/// (`ours` says which file names are) but that another run wrote: one whose
-/// `policy` or `driver` is not `policy`/`driver` (or that is unreadable). A
-/// `--resume` that kept no record uses it: its `--out` exists but is empty,
-/// which proves nothing about the tapes.
-pub fn refuse_foreign_tapes(
-    dir: &Path,
-    ours: impl Fn(&str) -> bool,
-    policy: &str,
-    driver: &str,
-) -> Result<()> {
-    let Ok(entries) = fs::read_dir(dir) else {
-        return Ok(());
-    };
-    for entry in entries.flatten() {
-        if !entry.file_name().to_str().is_some_and(&ours) {
-            continue;
-        }
-        if !entry.file_type().is_ok_and(|k| k.is_file()) {
-            continue; // refused by `refuse_existing_tapes`
-        }
-        let path = entry.path();
-        let field = |v: &serde_json::Value, k: &str| v[k].as_str().map(str::to_string);
-        let theirs = super::read_capped(&path)
-            .ok()
-            .and_then(|b| serde_json::from_slice::<serde_json::Value>(&b).ok())
-            .map(|v| (field(&v, "policy"), field(&v, "driver")));
-        if theirs != Some((Some(policy.to_string()), Some(driver.to_string()))) {
-            let what = match theirs {
-                Some((Some(p), Some(d))) => format!("was written by policy {p}, driver {d}"),
-                _ => "is not a tape of this run".to_string(),
-            };
-            bail!(
-                "--tapes {} {what} (this run: policy {policy}, driver {driver}): add --force to overwrite it (nothing was changed)",
-                path.display()
-            );
-        }
-    }
-    Ok(())
+/// What a run may do with a tape of its own name already in `--tapes`.
+#[derive(Clone, Copy, Debug)]
+pub enum ExistingTapes<'a> {
+    /// Refuse the run (no `--force`): `--tapes` overwrites only with
+    /// `--force`, as `--out` and `--trace` do.
+    Refuse,
+    /// Replace it (`--force`, or a `--resume` that kept records).
+    Replace,
+    /// Replace it only if it names this `policy` and `driver` (a `--resume`
+    /// that kept no record: its empty `--out` proves nothing about the
+    /// tapes); another run's, or an unreadable one, is refused.
+    ReplaceOwn {
+        /// This run's policy label.
+        policy: &'a str,
+        /// This run's driver name.
+        driver: &'a str,
+    },
 }
 
-/// Refuses (nothing changed) when `dir` already holds a tape this run would
-/// write (`ours` says which file names are), unless `force`: `--tapes`
-/// overwrites only with `--force`, as `--out` and `--trace` do.
-pub fn refuse_existing_tapes(dir: &Path, force: bool, ours: impl Fn(&str) -> bool) -> Result<()> {
+/// Refuses (nothing changed) a tape in `dir` that this run would write
+/// (`ours` says which file names are) unless `existing` lets it be
+/// replaced, and always one that is not a regular file.
+pub fn refuse_existing_tapes(
+    dir: &Path,
+    existing: ExistingTapes<'_>,
+    ours: impl Fn(&str) -> bool,
+) -> Result<()> {
     let entries = match fs::read_dir(dir) {
         Ok(e) => e,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
@@ -227,10 +186,13 @@ pub fn refuse_existing_tapes(dir: &Path, force: bool, ours: impl Fn(&str) -> boo
                     entry.path().display()
                 );
             }
+            if let ExistingTapes::ReplaceOwn { policy, driver } = existing {
+                refuse_foreign_tape(&entry.path(), policy, driver)?;
+            }
             found.push(name.to_string());
         }
     }
-    if force {
+    if !matches!(existing, ExistingTapes::Refuse) {
         return Ok(());
     }
     found.sort();
@@ -244,6 +206,27 @@ pub fn refuse_existing_tapes(dir: &Path, force: bool, ours: impl Fn(&str) -> boo
     bail!(
         "--tapes {} exists{more}: add --force to overwrite (nothing was changed)",
         dir.join(first).display()
+    )
+}
+
+/// Refuses the tape at `path` unless it names this `policy` and `driver`
+/// (see [`ExistingTapes::ReplaceOwn`]).
+fn refuse_foreign_tape(path: &Path, policy: &str, driver: &str) -> Result<()> {
+    let field = |v: &serde_json::Value, k: &str| v[k].as_str().map(str::to_string);
+    let theirs = super::read_capped(path)
+        .ok()
+        .and_then(|b| serde_json::from_slice::<serde_json::Value>(&b).ok())
+        .map(|v| (field(&v, "policy"), field(&v, "driver")));
+    if theirs == Some((Some(policy.to_string()), Some(driver.to_string()))) {
+        return Ok(());
+    }
+    let what = match theirs {
+        Some((Some(p), Some(d))) => format!("was written by policy {p}, driver {d}"),
+        _ => "is not a tape of this run".to_string(),
+    };
+    bail!(
+        "--tapes {} {what} (this run: policy {policy}, driver {driver}): add --force to overwrite it (nothing was changed)",
+        path.display()
     )
 }
 
@@ -303,7 +286,12 @@ fn check_round_tapes(
             );
         }
     }
-    refuse_existing_tapes(dir, force, |n| names.contains_key(n))
+    let existing = if force {
+        ExistingTapes::Replace
+    } else {
+        ExistingTapes::Refuse
+    };
+    refuse_existing_tapes(dir, existing, |n| names.contains_key(n))
 }
 
 /// A policy wrapper that notes each game's columns and writes its tape when

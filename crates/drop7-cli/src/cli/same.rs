@@ -46,7 +46,9 @@ fn identity(_: &Path) -> Option<(u64, u64)> {
 }
 
 /// `p` as an absolute path without `.`, `..` or symlinks, as far as the
-/// file system can tell; `p` itself when not even its folder resolves.
+/// file system can tell: its longest existing ancestor resolved, then the
+/// names below it (a file in folders not created yet); `p` itself when no
+/// ancestor resolves.
 fn resolved(p: &Path) -> PathBuf {
     let mut p = p.to_path_buf();
     for _ in 0..MAX_LINKS {
@@ -64,16 +66,21 @@ fn resolved(p: &Path) -> PathBuf {
             Err(_) => break,
         }
     }
-    let (Some(dir), Some(name)) = (p.parent(), p.file_name()) else {
-        return p;
-    };
-    let dir = if dir.as_os_str().is_empty() {
-        Path::new(".")
-    } else {
-        dir
-    };
-    dir.canonicalize()
-        .map_or_else(|_| p.clone(), |d| d.join(name))
+    let mut names = Vec::new();
+    let mut at = p.as_path();
+    while let (Some(dir), Some(name)) = (at.parent(), at.file_name()) {
+        names.push(name);
+        at = if dir.as_os_str().is_empty() {
+            Path::new(".")
+        } else {
+            dir
+        };
+        if let Ok(mut d) = at.canonicalize() {
+            d.extend(names.iter().rev());
+            return d;
+        }
+    }
+    p.clone()
 }
 
 /// The refusal of two arguments naming one file: `A and B name the same file
