@@ -285,11 +285,13 @@ pub fn is_settled(board: &Board) -> bool {
 /// [`poppers_after_drop_walk`] share.
 #[inline(always)]
 fn dropped_column_poppers(cols: &[u32; SIZE], column: usize) -> ([u32; SIZE], u32) {
-    let mut out = [0u32; SIZE];
     let w = cols[column];
     let h = word_height(w);
     let numbered = nonzero_nibbles(w) & !(w >> 3);
-    out[column] = numbered & zero_nibbles(w ^ (h * NIBBLE_ONES));
+    let poppers = numbered & zero_nibbles(w ^ (h * NIBBLE_ONES));
+    // Selected, not stored at `out[column]`: read back as a whole right
+    // after, a one-word store into the array would stall the wide load.
+    let out = std::array::from_fn(|c| if c == column { poppers } else { 0 });
     (out, h)
 }
 

@@ -111,6 +111,9 @@ fn apply_move_inline<G: Gravity, R: DiscSource, S: WaveSink>(
     rng: &mut R,
     sink: &mut S,
 ) -> MoveSummary {
+    // The drop counts before the cascade, which never reads it (see
+    // `begin_move`).
+    pos.moves_remaining -= 1;
     let board = &mut pos.board;
     board.drop_disc(column, pos.next_disc);
     let first = if settled {
@@ -119,7 +122,6 @@ fn apply_move_inline<G: Gravity, R: DiscSource, S: WaveSink>(
         cascade::resolve(gravity, board, 1, rng, sink)
     };
     let mut s = first_summary(board, first);
-    pos.moves_remaining -= 1;
     if pos.moves_remaining == 0 {
         if pos.board.top_row_occupied() {
             s.terminal = Some(TerminalReason::BlockedRise);
@@ -180,6 +182,10 @@ pub fn begin_move<G: Gravity, S: WaveSink>(
     sink: &mut S,
 ) -> MoveStart {
     let mut pos = *pos;
+    // The drop counts before the cascade (which never reads it), so that
+    // this one-byte store is long done when `pos` is copied out below (see
+    // `end_move`).
+    pos.moves_remaining -= 1;
     let board = &mut pos.board;
     board.drop_disc(column, pos.next_disc);
     let start = if settled {
@@ -190,7 +196,6 @@ pub fn begin_move<G: Gravity, S: WaveSink>(
     let first = match cascade::resolve_until_reveal(gravity, board, 1, start, sink) {
         Ok(first) => first,
         Err(pending) => {
-            pos.moves_remaining -= 1;
             return MoveStart::Paused(MovePrefix {
                 pos,
                 pending,
@@ -200,7 +205,6 @@ pub fn begin_move<G: Gravity, S: WaveSink>(
         }
     };
     let mut s = first_summary(board, first);
-    pos.moves_remaining -= 1;
     if pos.moves_remaining == 0 {
         if board.top_row_occupied() {
             s.terminal = Some(TerminalReason::BlockedRise);
@@ -236,6 +240,18 @@ pub fn begin_move<G: Gravity, S: WaveSink>(
 /// Returns the afterstate and the whole move's summary.
 #[inline]
 pub fn finish_move<G: Gravity, R: DiscSource, S: WaveSink>(
+    gravity: G,
+    prefix: &MovePrefix,
+    rng: &mut R,
+    sink: &mut S,
+) -> (Position, MoveSummary) {
+    finish_move_inline(gravity, prefix, rng, sink)
+}
+
+/// [`finish_move`], always inlined (the search's revealing samples: the
+/// afterstate is not returned through memory and copied again).
+#[inline(always)]
+pub(crate) fn finish_move_inline<G: Gravity, R: DiscSource, S: WaveSink>(
     gravity: G,
     prefix: &MovePrefix,
     rng: &mut R,
@@ -309,7 +325,14 @@ fn end_move(pos: &mut Position, s: &mut MoveSummary) {
     if s.terminal.is_none() && pos.board.is_full() {
         s.terminal = Some(TerminalReason::NoLegalColumn);
     }
-    pos.game_over = s.terminal.is_some();
+    // Stored only when it changes (rarely: the move starts from a position
+    // that is not over): the callers copy `pos` out next, and a wide load
+    // over a one-byte store made just before waits for it (see
+    // `Board::word_pairs`).
+    let over = s.terminal.is_some();
+    if pos.game_over != over {
+        pos.game_over = over;
+    }
 }
 
 /// Checks that `column` can be played in `pos`.

@@ -223,20 +223,26 @@ type ShapeKey = [u64; 4];
 /// | cracked << 2 of the cell at elevation k + 1 (two columns a word), and
 /// moves_remaining. Two positions of one shape have the same heights, runs,
 /// grays and rise_pressure: only the numbers in their numbered cells can
-/// differ. A zero key is no position's (moves_remaining >= 1).
+/// differ. A zero key is no position's (moves_remaining >= 1). `pairs`:
+/// the board's [`Board::word_pairs`].
 #[inline(always)]
-fn shape_key(pos: &Position) -> ShapeKey {
+fn shape_key_of(pairs: [u64; 4], moves_remaining: u8) -> ShapeKey {
     const LOW_BITS: u64 = 0x1111_1111_1111_1111;
-    let w = pos.board.columns();
-    let pair = |k: usize| u64::from(w[2 * k]) | w.get(2 * k + 1).map_or(0, |&x| u64::from(x) << 32);
-    let mut key = [pair(0), pair(1), pair(2), pair(3)].map(|x| {
+    let mut key = pairs.map(|x| {
         let occupied = (x | x >> 1 | x >> 2 | x >> 3) & LOW_BITS;
         let gray = x >> 3 & LOW_BITS;
         let cracked = gray & x;
         occupied | gray << 1 | cracked << 2
     });
-    key[3] |= u64::from(pos.moves_remaining) << 32;
+    key[3] |= u64::from(moves_remaining) << 32;
     key
+}
+
+/// Whether two keys are equal, word by word (no wide loads of a key just
+/// built on the stack; see [`Board::word_pairs`]).
+#[inline(always)]
+fn same_key(a: &[u64; 4], b: &[u64; 4]) -> bool {
+    ((a[0] ^ b[0]) | (a[1] ^ b[1]) | (a[2] ^ b[2]) | (a[3] ^ b[3])) == 0
 }
 
 /// The slot of a shape key.
@@ -261,7 +267,7 @@ fn shape_slot(key: &ShapeKey) -> usize {
 #[derive(Clone, Copy, Debug)]
 #[repr(C, align(64))]
 struct ShapeEntry {
-    /// The shape ([`shape_key`]); all zero (no position has it) when unused.
+    /// The shape ([`shape_key_of`]); all zero (no position has it) when unused.
     key: ShapeKey,
     /// The numbered cells whose addition can be non-zero
     /// ([`Features::addition_cells`]) and those that can have a horizontal
@@ -404,22 +410,36 @@ struct MemoEntry {
     prefix: f64,
 }
 
-/// The memo key of a non-terminal position (`moves_remaining` 1..=5).
+/// The memo key of a non-terminal position (`moves_remaining` 1..=5) from
+/// its board's [`Board::word_pairs`].
 #[inline(always)]
-fn memo_key(pos: &Position) -> [u32; SIZE] {
-    let mut key = *pos.board.columns();
-    key[0] |= u32::from(pos.moves_remaining) << 28;
+fn memo_key(pairs: [u64; 4], moves_remaining: u8) -> [u64; 4] {
+    let mut key = pairs;
+    key[0] |= u64::from(moves_remaining) << 28;
     key
+}
+
+/// A memo entry's key as the [`memo_key`] it was made from.
+#[inline(always)]
+fn memo_pairs(key: &[u32; SIZE]) -> [u64; 4] {
+    let pair = |i: usize| u64::from(key[i]) | u64::from(key[i + 1]) << 32;
+    [pair(0), pair(2), pair(4), u64::from(key[6])]
+}
+
+/// The column words of a [`memo_key`] (the memo keeps 28 bytes, not 32).
+#[inline(always)]
+fn memo_words(key: &[u64; 4]) -> [u32; SIZE] {
+    let [a, b, c, d] = *key;
+    [a, a >> 32, b, b >> 32, c, c >> 32, d].map(|w| w as u32)
 }
 
 /// The memo slot of a key.
 #[inline(always)]
-fn memo_slot(key: &[u32; SIZE]) -> usize {
-    let pair = |i: usize| u64::from(key[i]) | u64::from(key[i + 1]) << 32;
-    let h = (pair(0).wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ pair(2))
+fn memo_slot(key: &[u64; 4]) -> usize {
+    let h = (key[0].wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ key[1])
         .wrapping_mul(0xC2B2_AE3D_27D4_EB4F)
-        ^ pair(4).wrapping_mul(0x1656_67B1_9E37_79F9)
-        ^ u64::from(key[6]);
+        ^ key[2].wrapping_mul(0x1656_67B1_9E37_79F9)
+        ^ key[3];
     (h.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 40) as usize & (MEMO_SLOTS - 1)
 }
 
@@ -516,24 +536,25 @@ impl ShapeCache {
     /// The partial: the board memo, else the shape entry.
     #[inline(always)]
     fn partial_body(&mut self, pos: &Position) -> FairPartial {
-        let board_key = memo_key(pos);
+        let pairs = pos.board.word_pairs();
+        let board_key = memo_key(pairs, pos.moves_remaining);
         let memo = &mut self.memo[memo_slot(&board_key)];
-        if memo.key == board_key {
+        if same_key(&memo_pairs(&memo.key), &board_key) {
             return FairPartial {
                 prefix: memo.prefix,
                 by_next: memo.by_next,
                 game_over: false,
             };
         }
-        let key = shape_key(pos);
+        let key = shape_key_of(pairs, pos.moves_remaining);
         let entry = &mut self.slots[shape_slot(&key)];
-        let partial = if entry.key == key {
+        let partial = if same_key(&entry.key, &key) {
             entry.variant(&pos.board)
         } else {
             entry.load(key, pos)
         };
         *memo = MemoEntry {
-            key: board_key,
+            key: memo_words(&board_key),
             by_next: partial.by_next,
             prefix: partial.prefix,
         };
@@ -596,12 +617,13 @@ impl ShapeEntry {
             danger: t[15],
             rise_pressure,
         };
-        self.partial = FairPartial {
+        let partial = FairPartial {
             prefix: dot_prefix(&t),
             by_next: f.by_next(),
             game_over: false,
         };
-        self.partial
+        self.partial = partial;
+        partial
     }
 
     /// Makes this the entry of `board`, of this entry's shape; returns its
@@ -746,8 +768,14 @@ impl ShapeEntry {
         result += w[14] * f64::from(low_number_height_risk(lows));
         result += w[15] * s.danger;
         result += w[17] * s.rise_pressure;
+        // Returned from registers: a copy of `self.partial` read back right
+        // after this store would wait for it (see [`Board::word_pairs`]).
         self.partial.prefix = result;
-        self.partial
+        FairPartial {
+            prefix: result,
+            by_next: self.partial.by_next,
+            game_over: false,
+        }
     }
 }
 

@@ -117,7 +117,7 @@ mod tests {
 }
 
 use crate::board::Board;
-use crate::game::{MovePrefix, MoveStart, MoveSummary, apply_move, begin_move, finish_move};
+use crate::game::{MovePrefix, MoveStart, MoveSummary, apply_move, begin_move, finish_move_inline};
 use crate::gravity::Gravity;
 use crate::leaf::Leaf;
 use crate::policy::COLUMN_ORDER;
@@ -660,7 +660,7 @@ impl<L: Leaf, T: Table, G: Gravity> FairSearch<L, T, G> {
     ) -> (Position, MoveSummary) {
         let strata = self.config.strata;
         let mut rng = StratifiedDraws::with_rotations(seed, s, strata, rotations);
-        let (mut child, m) = finish_move(self.gravity, prefix, &mut rng, &mut ());
+        let (mut child, m) = finish_move_inline(self.gravity, prefix, &mut rng, &mut ());
         canonicalize(&mut child.board);
         child.next_disc = discs[s as usize];
         (child, m)

@@ -588,13 +588,13 @@ fn prefetch_range(start: usize, bytes: usize) {
             // address, and has no architectural effect.
             unsafe { _mm_prefetch::<_MM_HINT_T0>(std::ptr::with_exposed_provenance(address)) }
         };
-        let mut offset = 0;
-        while offset < bytes {
-            line(start + offset);
-            offset += 64;
+        // Each line of the range once, from the first byte's to the last's.
+        let last = (start + bytes - 1) & !63;
+        let mut address = start & !63;
+        while address <= last {
+            line(address);
+            address += 64;
         }
-        // The last byte's line, when the range is not line-aligned.
-        line(start + bytes - 1);
     }
     #[cfg(not(target_arch = "x86_64"))]
     let _ = (start, bytes);
