@@ -121,10 +121,14 @@ merge = [d for d in yaml.safe_load_all(open(sys.argv[1])) if d["metadata"]["name
 print(merge["spec"]["template"]["spec"]["containers"][0]["args"][0])
 PY
 sed -i -e "s#/data/#$kdata/#g" -e 's/sleep 60/sleep 1/' "$kdata/merge.sh"
-cp "$OUT_DIR/shard-1-of-4.jsonl" "$OUT_DIR/shard-2-of-4.jsonl" "$kdata/"
-head -c 100 "$OUT_DIR/shard-4-of-4.jsonl" >"$kdata/shard-4-of-4.jsonl"  # mid-record
+for i in 1 2 3 4; do : >"$kdata/shard-$i-of-4.jsonl"; done  # every shard started, none has a record
 PATH="$kdata/bin:$PATH" SHARDS=4 timeout 60 sh "$kdata/merge.sh" >"$kdata/out" 2>"$kdata/err" &
 merge_pid=$!
+sleep 2.5
+rm "$kdata/shard-3-of-4.jsonl"
+cp "$OUT_DIR/shard-1-of-4.jsonl" "$OUT_DIR/shard-2-of-4.jsonl" "$kdata/"
+head -c 100 "$OUT_DIR/shard-4-of-4.jsonl" >"$kdata/shard-4-of-4.tmp"  # mid-record
+mv "$kdata/shard-4-of-4.tmp" "$kdata/shard-4-of-4.jsonl"
 sleep 2.5
 cp "$OUT_DIR/shard-3-of-4.jsonl" "$kdata/"
 sleep 2.5
@@ -133,7 +137,7 @@ mv "$kdata/shard-4-of-4.tmp" "$kdata/shard-4-of-4.jsonl"
 sleep 2.5
 cp "$OUT_DIR/shard-4-of-4.jsonl" "$kdata/"
 wait "$merge_pid"
-grep -q "incomplete last record" "$kdata/err" && grep -q "cannot open" "$kdata/err" && grep -q "missing games" "$kdata/err"
+grep -q "are empty" "$kdata/err" && grep -q "incomplete last record" "$kdata/err" && grep -q "cannot open" "$kdata/err" && grep -q "missing games" "$kdata/err"
 cmp "$kdata/cohort.jsonl" "$OUT_DIR/cohort.jsonl"
 cp "$kdata/shard-1-of-4.jsonl" "$kdata/shard-2-of-4.jsonl"
 if PATH="$kdata/bin:$PATH" SHARDS=4 timeout 60 sh "$kdata/merge.sh" 2>"$kdata/err2" >/dev/null; then

@@ -18,6 +18,7 @@ import argparse
 import json
 import os
 import sys
+import tempfile
 import time
 
 import drop7
@@ -58,10 +59,32 @@ def main(argv=None) -> int:
         drop7.play(a.policy, [], max_moves=a.max_moves, driver=a.driver)
     except ValueError as e:
         p.error(str(e))
+    if os.path.isdir(a.out):
+        p.error(f"--out {a.out} is a directory, not a file (nothing was changed)")
     try:  # after the checks: a bad argument is named even without Ray
         import ray
     except ImportError as e:
         p.error(f"Ray is not installed ({e}): pip install 'ray[default]'")
+    # The records go to a temporary file beside --out, renamed over it at the
+    # end: a folder that cannot be written is found before the run, and an
+    # existing --out is replaced whole or not at all.
+    try:
+        tmp = tempfile.NamedTemporaryFile(
+            "w", dir=os.path.dirname(os.path.abspath(a.out)),
+            prefix=f".{os.path.basename(a.out)}.", suffix=".partial", delete=False)
+    except OSError as e:
+        p.error(f"--out {a.out}: cannot write a file there ({e.strerror or e}) (nothing was changed)")
+    try:
+        return run(a, ray, tmp)
+    finally:
+        tmp.close()
+        if os.path.exists(tmp.name):
+            os.unlink(tmp.name)
+
+
+def run(a, ray, tmp) -> int:
+    """Plays the cohort of the checked arguments `a` on Ray and writes its
+    records to `tmp`, then renames it over ``a.out``."""
     shard_task = ray.remote(num_cpus=1)(play_shard)
 
     ray.init(address=a.address, include_dashboard=False, log_to_driver=False)
@@ -81,9 +104,10 @@ def main(argv=None) -> int:
         r["cohortSeedStart"] = f"0x{a.seed_start:08x}"
         r["cohortGames"] = a.games
     elapsed = time.perf_counter() - t0
-    with open(a.out, "w") as f:
+    with tmp as f:
         for r in records:
             f.write(json.dumps(r, separators=(",", ":")) + "\n")
+    os.replace(tmp.name, a.out)
     moves = sum(r["moves"] for r in records)
     mean = sum(r["score"] for r in records) / len(records)
     print(f"{len(records)} games in {shards} Ray tasks on {cpus} CPUs: mean score {mean:.1f}, "

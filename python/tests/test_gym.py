@@ -220,6 +220,8 @@ def test_vector_env_reset_with_one_seed_per_env():
         ([1, 2], ValueError, r"one integer or 3 \(one per env\), got 2"),
         ([1, 2, -1], ValueError, r"seed must be in 0\.\."),
         ([1, 2, 3.5], TypeError, r"seed must be an integer"),
+        (np.array(5), TypeError, r"seed must be an integer or None, got ndarray"),
+        (np.array([[1, 2, 3]]), TypeError, r"seed must be an integer or None, got ndarray"),
     ]:
         with pytest.raises(exc, match=msg):
             env.reset(seed=bad)

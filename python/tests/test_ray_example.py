@@ -56,6 +56,23 @@ def test_ray_cohort_bad_arguments_are_one_line_errors(tmp_path):
         assert not out.exists()
 
 
+def test_ray_cohort_unwritable_out_is_refused_before_the_run(tmp_path):
+    """An --out in a missing folder or naming a folder is a one-line error
+    before any game is played (it was a traceback after the whole run), and
+    no temporary file is left behind."""
+    for out, extra, want in [
+        (tmp_path / "nodir" / "x.jsonl", [], "cannot write a file there"),
+        (tmp_path, ["--force"], "is a directory, not a file"),
+    ]:
+        r = subprocess.run(
+            [sys.executable, str(EXAMPLE), "--games", "3", *extra, "--out", str(out)],
+            capture_output=True, text=True, timeout=120,
+        )
+        assert r.returncode == 2, (out, r.stderr[-2000:])
+        assert want in r.stderr and "Traceback" not in r.stderr, (out, r.stderr[-2000:])
+    assert sorted(p.name for p in tmp_path.iterdir()) == []
+
+
 def test_ray_cohort_without_ray_is_a_one_line_error(tmp_path):
     """Without Ray the example names what is missing (and still checks its
     arguments first), rather than failing with an import traceback."""

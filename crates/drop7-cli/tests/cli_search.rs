@@ -601,6 +601,8 @@ fn bench_rejects_bad_options() {
             "--leaf-file",
             "/nonexistent/leaf.jsonl",
         ][..],
+        &["bench", "--suite", "leaf", "--leaf-seconds", "1e300"][..],
+        &["bench", "--suite", "search", "--d5-roots", "5"][..],
     ] {
         let mut args = args.to_vec();
         args.extend(["--out", o]);

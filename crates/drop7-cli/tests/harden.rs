@@ -718,7 +718,7 @@ fn a_table_too_large_for_memory_is_an_error() {
             "--games",
             "4",
             "--threads",
-            "2",
+            "3",
             "--table",
             "sa:4194304:4",
             "--max-moves",

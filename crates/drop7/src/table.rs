@@ -138,41 +138,56 @@ fn advise_huge_pages<T>(v: &Vec<T>) {
 pub trait TryClone: Sized {
     /// A copy of `self`, or the error naming the table when its memory cannot be allocated.
     fn try_clone(&self) -> Result<Self, TableError>;
+    /// A new, empty table of this one's kind and size (what its `try_new`
+    /// builds; the entries are not read, so a [`TryClone::hollow`] table will do).
+    fn try_fresh(&self) -> Result<Self, TableError>;
+    /// This table's kind and size without its memory: a template for
+    /// [`TryClone::try_fresh`], not a table to search with.
+    fn hollow(&self) -> Self;
 }
 
 /// Tables for the workers of a run, all allocated up front (fallibly):
 /// [`TablePool::take`] hands one out per worker.
 #[derive(Debug)]
 pub struct TablePool<T> {
-    prototype: T,
+    /// The tables' kind and size, without memory (for a take beyond the plan).
+    template: T,
     spare: std::sync::Mutex<Vec<T>>,
 }
 
-impl<T: TryClone + Clone> TablePool<T> {
-    /// `prototype` and `workers` copies of it.
+impl<T: TryClone> TablePool<T> {
+    /// `workers` tables (at least one): `prototype` and `workers - 1` new
+    /// ones of its kind and size.
     ///
     /// # Errors
-    /// The [`TableError`] of the first copy that cannot be allocated.
+    /// The [`TableError`] of the first table that cannot be allocated,
+    /// counting all `workers` tables.
     pub fn try_new(prototype: T, workers: usize) -> Result<Self, TableError> {
-        let mut spare = Vec::with_capacity(workers);
-        for _ in 0..workers {
+        let template = prototype.hollow();
+        let mut spare = Vec::with_capacity(workers.max(1));
+        spare.push(prototype);
+        for _ in 1..workers {
             // The error names all the tables the run needs at once.
-            spare.push(prototype.try_clone().map_err(|e| TableError {
-                copies: workers + 1,
+            spare.push(template.try_fresh().map_err(|e| TableError {
+                copies: workers,
                 ..e
             })?);
         }
         Ok(TablePool {
-            prototype,
+            template,
             spare: std::sync::Mutex::new(spare),
         })
     }
 
-    /// One of the tables allocated up front (a copy of the prototype once
-    /// more are taken than planned).
+    /// One of the tables allocated up front (a new one once more are taken
+    /// than planned).
+    ///
+    /// # Panics
+    /// Only when more tables are taken than planned and the new one's
+    /// memory cannot be allocated.
     pub fn take(&self) -> T {
         let t = self.spare.lock().unwrap_or_else(|p| p.into_inner()).pop();
-        t.unwrap_or_else(|| self.prototype.clone())
+        t.unwrap_or_else(|| self.template.try_fresh().unwrap_or_else(|e| panic!("{e}")))
     }
 }
 
@@ -257,6 +272,12 @@ pub struct NoTable;
 impl TryClone for NoTable {
     fn try_clone(&self) -> Result<Self, TableError> {
         Ok(NoTable)
+    }
+    fn try_fresh(&self) -> Result<Self, TableError> {
+        Ok(NoTable)
+    }
+    fn hollow(&self) -> Self {
+        NoTable
     }
 }
 
@@ -434,6 +455,16 @@ impl TryClone for StrictLru {
             slots: try_copy(&self.slots, 0, &err)?,
             ..*self
         })
+    }
+    fn try_fresh(&self) -> Result<Self, TableError> {
+        StrictLru::try_new(self.capacity)
+    }
+    fn hollow(&self) -> Self {
+        StrictLru {
+            nodes: Vec::new(),
+            slots: Vec::new(),
+            ..*self
+        }
     }
 }
 
@@ -667,6 +698,15 @@ impl TryClone for DirectMapped {
             ..*self
         })
     }
+    fn try_fresh(&self) -> Result<Self, TableError> {
+        DirectMapped::try_new(self.mask + 1)
+    }
+    fn hollow(&self) -> Self {
+        DirectMapped {
+            slots: Vec::new(),
+            ..*self
+        }
+    }
 }
 
 impl Table for DirectMapped {
@@ -790,6 +830,16 @@ impl TryClone for SetAssociative {
             ..*self
         })
     }
+    fn try_fresh(&self) -> Result<Self, TableError> {
+        SetAssociative::try_new((self.set_mask + 1) * self.ways, self.ways)
+    }
+    fn hollow(&self) -> Self {
+        SetAssociative {
+            slots: Vec::new(),
+            ages: Vec::new(),
+            ..*self
+        }
+    }
 }
 
 impl Table for SetAssociative {
@@ -885,6 +935,29 @@ mod tests {
     /// A prefetch is only a hint: the same probes, entries and evictions
     /// with or without one, on every set (the last one included) and on
     /// tables of one slot.
+    #[test]
+    fn a_pool_holds_one_table_per_worker_and_makes_more_when_asked() {
+        fn check<T: Table + TryClone>(prototype: T) {
+            let bytes = prototype.memory_bytes();
+            let pool = TablePool::try_new(prototype, 2).unwrap();
+            assert_eq!(pool.spare.lock().unwrap().len(), 2);
+            assert_eq!(pool.template.memory_bytes(), 0);
+            // Two planned takes, then one beyond the plan: all full, empty tables.
+            for _ in 0..3 {
+                let mut t = pool.take();
+                assert_eq!(t.memory_bytes(), bytes);
+                let key = Key::new(&Position::initial(3), 2);
+                t.clear();
+                assert_eq!(t.probe(&key), None);
+                t.store(&key, 1.5);
+                assert_eq!(t.probe(&key), Some(1.5));
+            }
+        }
+        check(SetAssociative::new(64, 4));
+        check(DirectMapped::new(64));
+        check(StrictLru::new(64));
+    }
+
     #[test]
     fn prefetch_changes_nothing() {
         fn run<T: Table>(mut t: T, hint: bool) -> (Vec<Option<f64>>, u64, u64) {

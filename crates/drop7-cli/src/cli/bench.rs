@@ -177,14 +177,14 @@ pub struct BenchArgs {
     #[arg(long, value_name = "FILE")]
     leaf_file: Option<PathBuf>,
     /// Leaf: target seconds of one timed run of an arm (whole passes over the
-    /// states) [default: 0.5; 0.01 with --quick].
+    /// states; at most 3600) [default: 0.5; 0.01 with --quick].
     #[arg(long, value_name = "SECONDS", allow_negative_numbers = true)]
     leaf_seconds: Option<f64>,
     /// Search: roots file, lines `s <board49> <next> <movesRemaining> <level> <gameOver>`
     /// [default: a built-in copy of testdata/bench-roots-105.txt].
     #[arg(long, value_name = "FILE")]
     roots_file: Option<PathBuf>,
-    /// Search: d4s7 roots (the first N of the file) [default: 21; 2 with --quick].
+    /// Search: d4s7 roots (the first N of the file; all of them if it has fewer) [default: 21; 2 with --quick].
     #[arg(long, value_name = "N", allow_negative_numbers = true)]
     search_roots: Option<usize>,
     /// Search: d4s7 roots of the table-less arm (about 4x slower) [default: 3; 1 with --quick].
@@ -199,7 +199,7 @@ pub struct BenchArgs {
     /// Search: table of the d3s7 run.
     #[arg(long, default_value = "sa:65536:4", value_name = "TABLE")]
     d3_table: String,
-    /// Search: d5s7 roots, the first N of roots 0, 2, 4 and 8 of the file (0-based), 0 to skip [default: 4; 0 with --quick].
+    /// Search: d5s7 roots, the first N (0..4) of roots 0, 2, 4 and 8 of the file (0-based), 0 to skip [default: 4; 0 with --quick].
     #[arg(long, value_name = "N")]
     d5_roots: Option<usize>,
     /// Search: gravity path of the fast search: auto, bmi2 or portable
@@ -303,8 +303,18 @@ impl Plan {
         if plan.repeats == 0 {
             bail!("--repeats must be at least 1");
         }
-        if !(plan.leaf_seconds.is_finite() && plan.leaf_seconds > 0.0) {
-            bail!("--leaf-seconds must be a positive number");
+        if !(plan.leaf_seconds.is_finite()
+            && plan.leaf_seconds > 0.0
+            && plan.leaf_seconds <= 3600.0)
+        {
+            bail!("--leaf-seconds must be a positive number of seconds, at most 3600");
+        }
+        if plan.d5_roots > D5_ROOTS.len() {
+            bail!(
+                "--d5-roots must be 0..{} (roots 0, 2, 4 and 8 of the file), got {}",
+                D5_ROOTS.len(),
+                plan.d5_roots
+            );
         }
         if plan.cohort_games == 0 {
             bail!("--cohort-games must be at least 1");
@@ -1363,6 +1373,13 @@ fn search_suite(plan: &Plan, all_roots: &[Position]) -> Result<SearchReport> {
     let n4 = plan.search_roots.min(all_roots.len());
     let n_none = plan.search_roots_none.min(n4);
     let n_ref = plan.reference_roots.min(n4);
+    if n4 < plan.search_roots {
+        eprintln!(
+            "note: --search-roots {}: the roots file has {} roots, all of them are used",
+            plan.search_roots,
+            all_roots.len()
+        );
+    }
     outln!(
         "search suite: gravity {}, one thread (arms named xN: N threads), one decision per root and arm",
         path.name()
