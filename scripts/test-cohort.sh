@@ -137,7 +137,7 @@ mv "$kdata/shard-4-of-4.tmp" "$kdata/shard-4-of-4.jsonl"
 sleep 2.5
 cp "$OUT_DIR/shard-4-of-4.jsonl" "$kdata/"
 wait "$merge_pid"
-grep -q "are empty" "$kdata/err" && grep -q "incomplete last record" "$kdata/err" && grep -q "cannot open" "$kdata/err" && grep -q "missing games" "$kdata/err"
+grep -q "empty: no game records" "$kdata/err" && grep -q "incomplete last record" "$kdata/err" && grep -q "cannot open" "$kdata/err" && grep -q "missing games" "$kdata/err"
 cmp "$kdata/cohort.jsonl" "$OUT_DIR/cohort.jsonl"
 cp "$kdata/shard-1-of-4.jsonl" "$kdata/shard-2-of-4.jsonl"
 if PATH="$kdata/bin:$PATH" SHARDS=4 timeout 60 sh "$kdata/merge.sh" 2>"$kdata/err2" >/dev/null; then

@@ -282,8 +282,7 @@ class Drop7VectorEnv(VectorEnv):
         for a non-integer seed, ValueError for one out of range or a list
         of the wrong length.
         """
-        if (seed is not None and not isinstance(seed, (int, np.integer))
-                and hasattr(seed, "__len__") and np.ndim(seed) == 1):
+        if isinstance(seed, (list, tuple)) or (isinstance(seed, np.ndarray) and seed.ndim == 1):
             # One seed per env (Gymnasium's list form): env i plays seed[i].
             seeds = [_check_seed(s) for s in seed]
             if len(seeds) != self.num_envs:

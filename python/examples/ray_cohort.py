@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal
 import sys
 import tempfile
 import time
@@ -52,6 +53,8 @@ def main(argv=None) -> int:
         p.error(f"--seed-start must be 0..0xffffffff (a u32 seed), got {a.seed_start}")
     if a.shards < 0:
         p.error("--shards must be 0 (4 per cluster CPU) or more")
+    if os.path.isdir(a.out):
+        p.error(f"--out {a.out} is a directory, not a file (nothing was changed)")
     if not a.force and os.path.exists(a.out) and os.path.getsize(a.out) > 0:
         p.error(f"--out {a.out} exists and is not empty: add --force to overwrite it "
                 "(nothing was changed)")
@@ -59,32 +62,34 @@ def main(argv=None) -> int:
         drop7.play(a.policy, [], max_moves=a.max_moves, driver=a.driver)
     except ValueError as e:
         p.error(str(e))
-    if os.path.isdir(a.out):
-        p.error(f"--out {a.out} is a directory, not a file (nothing was changed)")
     try:  # after the checks: a bad argument is named even without Ray
         import ray
     except ImportError as e:
         p.error(f"Ray is not installed ({e}): pip install 'ray[default]'")
-    # The records go to a temporary file beside --out, renamed over it at the
-    # end: a folder that cannot be written is found before the run, and an
-    # existing --out is replaced whole or not at all.
+    # The records go to a temporary file beside --out (beside the file a
+    # symlink names), renamed over it at the end: a folder that cannot be
+    # written is found before the run, and an existing --out is replaced whole
+    # or not at all. SIGTERM (a scheduler's cancel) ends the run as Ctrl-C
+    # does, so the temporary file is removed either way.
+    target = os.path.realpath(a.out)
     try:
         tmp = tempfile.NamedTemporaryFile(
-            "w", dir=os.path.dirname(os.path.abspath(a.out)),
-            prefix=f".{os.path.basename(a.out)}.", suffix=".partial", delete=False)
+            "w", dir=os.path.dirname(target),
+            prefix=f".{os.path.basename(target)}.", suffix=".partial", delete=False)
     except OSError as e:
         p.error(f"--out {a.out}: cannot write a file there ({e.strerror or e}) (nothing was changed)")
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     try:
-        return run(a, ray, tmp)
+        return run(a, ray, tmp, target)
     finally:
         tmp.close()
         if os.path.exists(tmp.name):
             os.unlink(tmp.name)
 
 
-def run(a, ray, tmp) -> int:
+def run(a, ray, tmp, target: str) -> int:
     """Plays the cohort of the checked arguments `a` on Ray and writes its
-    records to `tmp`, then renames it over ``a.out``."""
+    records to `tmp`, then renames it over `target` (``a.out`` resolved)."""
     shard_task = ray.remote(num_cpus=1)(play_shard)
 
     ray.init(address=a.address, include_dashboard=False, log_to_driver=False)
@@ -107,7 +112,13 @@ def run(a, ray, tmp) -> int:
     with tmp as f:
         for r in records:
             f.write(json.dumps(r, separators=(",", ":")) + "\n")
-    os.replace(tmp.name, a.out)
+    # The mode of a new file (a temporary file is made owner-only), or the
+    # replaced file's.
+    umask = os.umask(0)
+    os.umask(umask)
+    mode = os.stat(target).st_mode & 0o7777 if os.path.exists(target) else 0o666 & ~umask
+    os.chmod(tmp.name, mode)
+    os.replace(tmp.name, target)
     moves = sum(r["moves"] for r in records)
     mean = sum(r["score"] for r in records) / len(records)
     print(f"{len(records)} games in {shards} Ray tasks on {cpus} CPUs: mean score {mean:.1f}, "

@@ -63,6 +63,7 @@ def test_ray_cohort_unwritable_out_is_refused_before_the_run(tmp_path):
     for out, extra, want in [
         (tmp_path / "nodir" / "x.jsonl", [], "cannot write a file there"),
         (tmp_path, ["--force"], "is a directory, not a file"),
+        (tmp_path, [], "is a directory, not a file"),
     ]:
         r = subprocess.run(
             [sys.executable, str(EXAMPLE), "--games", "3", *extra, "--out", str(out)],

@@ -133,8 +133,9 @@ fn advise_huge_pages<T>(v: &Vec<T>) {
     let _ = v;
 }
 
-/// A table that can be copied with a fallible allocation (the run builds one
-/// table per worker before the first game; see [`TablePool`]).
+/// A table that can be copied, or made anew in its kind and size, with a
+/// fallible allocation (the run builds one table per worker before the
+/// first game; see [`TablePool`]).
 pub trait TryClone: Sized {
     /// A copy of `self`, or the error naming the table when its memory cannot be allocated.
     fn try_clone(&self) -> Result<Self, TableError>;
@@ -932,9 +933,8 @@ mod tests {
         Key::new(&pos, depth)
     }
 
-    /// A prefetch is only a hint: the same probes, entries and evictions
-    /// with or without one, on every set (the last one included) and on
-    /// tables of one slot.
+    /// A pool holds one full table per worker and makes a new one for a
+    /// take beyond the plan; every table it hands out is empty and works.
     #[test]
     fn a_pool_holds_one_table_per_worker_and_makes_more_when_asked() {
         fn check<T: Table + TryClone>(prototype: T) {
@@ -947,8 +947,8 @@ mod tests {
                 let mut t = pool.take();
                 assert_eq!(t.memory_bytes(), bytes);
                 let key = Key::new(&Position::initial(3), 2);
-                t.clear();
                 assert_eq!(t.probe(&key), None);
+                t.clear();
                 t.store(&key, 1.5);
                 assert_eq!(t.probe(&key), Some(1.5));
             }
@@ -958,6 +958,9 @@ mod tests {
         check(StrictLru::new(64));
     }
 
+    /// A prefetch is only a hint: the same probes, entries and evictions
+    /// with or without one, on every set (the last one included) and on
+    /// tables of one slot.
     #[test]
     fn prefetch_changes_nothing() {
         fn run<T: Table>(mut t: T, hint: bool) -> (Vec<Option<f64>>, u64, u64) {
