@@ -289,18 +289,16 @@ class Drop7VectorEnv(VectorEnv):
                 raise ValueError(
                     f"seed must be one integer or {self.num_envs} (one per env), got {len(seeds)}")
             super().reset(seed=seeds[0])
-            obs, info = self._pack(self._core.reset_each(seeds))
-            self._has_reset = True
-            info["seed"] = self._core.seeds
-            info["score"] = self._core.scores
-            return obs, info
-        if seed is not None:
+            restarted = self._core.reset_each(seeds)
+        else:
             # One integer: env i plays seed + i.
-            seed = _check_seed(seed)
-        super().reset(seed=seed)
-        if seed is None:
-            seed = int(self.np_random.integers(0, _SEED_LIMIT))
-        obs, info = self._pack(self._core.reset(seed))
+            if seed is not None:
+                seed = _check_seed(seed)
+            super().reset(seed=seed)
+            if seed is None:
+                seed = int(self.np_random.integers(0, _SEED_LIMIT))
+            restarted = self._core.reset(seed)
+        obs, info = self._pack(restarted)
         self._has_reset = True
         info["seed"] = self._core.seeds
         info["score"] = self._core.scores

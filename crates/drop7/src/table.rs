@@ -82,20 +82,6 @@ fn try_filled<T: Clone>(
     Ok(v)
 }
 
-/// A copy of `v` with room for `capacity` elements, allocated fallibly.
-fn try_copy<T: Clone>(
-    v: &[T],
-    capacity: usize,
-    err: &impl Fn() -> TableError,
-) -> Result<Vec<T>, TableError> {
-    let mut out = Vec::new();
-    out.try_reserve_exact(capacity.max(v.len()))
-        .map_err(|_| err())?;
-    advise_huge_pages(&out);
-    out.extend_from_slice(v);
-    Ok(out)
-}
-
 /// Capacity (bytes) from which a table asks for huge pages (Linux only).
 #[cfg(target_os = "linux")]
 const HUGE_PAGE_MIN_BYTES: usize = 4 << 20;
@@ -133,17 +119,17 @@ fn advise_huge_pages<T>(v: &Vec<T>) {
     let _ = v;
 }
 
-/// A table that can be copied, or made anew in its kind and size, with a
-/// fallible allocation (the run builds one table per worker before the
-/// first game; see [`TablePool`]).
-pub trait TryClone: Sized {
-    /// A copy of `self`, or the error naming the table when its memory cannot be allocated.
-    fn try_clone(&self) -> Result<Self, TableError>;
+/// A table that can be made anew in its kind and size with a fallible
+/// allocation (the run builds one table per worker before the first game;
+/// see [`TablePool`]).
+pub trait FreshTable: Sized {
     /// A new, empty table of this one's kind and size (what its `try_new`
-    /// builds; the entries are not read, so a [`TryClone::hollow`] table will do).
+    /// builds; the entries are not read, so a [`FreshTable::hollow`] table
+    /// will do), or the error naming the table when its memory cannot be
+    /// allocated.
     fn try_fresh(&self) -> Result<Self, TableError>;
     /// This table's kind and size without its memory: a template for
-    /// [`TryClone::try_fresh`], not a table to search with.
+    /// [`FreshTable::try_fresh`], not a table to search with.
     fn hollow(&self) -> Self;
 }
 
@@ -156,7 +142,7 @@ pub struct TablePool<T> {
     spare: std::sync::Mutex<Vec<T>>,
 }
 
-impl<T: TryClone> TablePool<T> {
+impl<T: FreshTable> TablePool<T> {
     /// `workers` tables (at least one): `prototype` and `workers - 1` new
     /// ones of its kind and size.
     ///
@@ -270,10 +256,7 @@ pub trait Table {
 #[derive(Clone, Copy, Debug, Default)]
 pub struct NoTable;
 
-impl TryClone for NoTable {
-    fn try_clone(&self) -> Result<Self, TableError> {
-        Ok(NoTable)
-    }
+impl FreshTable for NoTable {
     fn try_fresh(&self) -> Result<Self, TableError> {
         Ok(NoTable)
     }
@@ -444,19 +427,7 @@ impl StrictLru {
     }
 }
 
-impl TryClone for StrictLru {
-    fn try_clone(&self) -> Result<Self, TableError> {
-        let err = || TableError {
-            table: format!("lru:{}", self.capacity),
-            bytes: self.memory_bytes(),
-            copies: 1,
-        };
-        Ok(StrictLru {
-            nodes: try_copy(&self.nodes, self.capacity, &err)?,
-            slots: try_copy(&self.slots, 0, &err)?,
-            ..*self
-        })
-    }
+impl FreshTable for StrictLru {
     fn try_fresh(&self) -> Result<Self, TableError> {
         StrictLru::try_new(self.capacity)
     }
@@ -682,23 +653,9 @@ impl DirectMapped {
             evictions: 0,
         })
     }
-
-    fn error(&self) -> TableError {
-        TableError {
-            table: format!("dm:{}", self.slots.len()),
-            bytes: self.memory_bytes(),
-            copies: 1,
-        }
-    }
 }
 
-impl TryClone for DirectMapped {
-    fn try_clone(&self) -> Result<Self, TableError> {
-        Ok(DirectMapped {
-            slots: try_copy(&self.slots, 0, &|| self.error())?,
-            ..*self
-        })
-    }
+impl FreshTable for DirectMapped {
     fn try_fresh(&self) -> Result<Self, TableError> {
         DirectMapped::try_new(self.mask + 1)
     }
@@ -808,29 +765,13 @@ impl SetAssociative {
         })
     }
 
-    fn error(&self) -> TableError {
-        TableError {
-            table: format!("sa:{}:{}", self.slots.len(), self.ways),
-            bytes: self.memory_bytes(),
-            copies: 1,
-        }
-    }
-
     /// Ways per set.
     pub fn ways(&self) -> usize {
         self.ways
     }
 }
 
-impl TryClone for SetAssociative {
-    fn try_clone(&self) -> Result<Self, TableError> {
-        let err = || self.error();
-        Ok(SetAssociative {
-            slots: try_copy(&self.slots, 0, &err)?,
-            ages: try_copy(&self.ages, 0, &err)?,
-            ..*self
-        })
-    }
+impl FreshTable for SetAssociative {
     fn try_fresh(&self) -> Result<Self, TableError> {
         SetAssociative::try_new((self.set_mask + 1) * self.ways, self.ways)
     }
@@ -937,7 +878,7 @@ mod tests {
     /// take beyond the plan; every table it hands out is empty and works.
     #[test]
     fn a_pool_holds_one_table_per_worker_and_makes_more_when_asked() {
-        fn check<T: Table + TryClone>(prototype: T) {
+        fn check<T: Table + FreshTable>(prototype: T) {
             let bytes = prototype.memory_bytes();
             let pool = TablePool::try_new(prototype, 2).unwrap();
             assert_eq!(pool.spare.lock().unwrap().len(), 2);
