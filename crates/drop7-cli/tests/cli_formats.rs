@@ -787,6 +787,23 @@ fn d7p_bom_and_commands_without_arguments() {
     assert_eq!(lines[7], "readyok");
 }
 
+/// `go` takes no arguments: a UCI-style `go depth 3` is answered as `go`,
+/// after an `info string` naming what was ignored.
+#[test]
+fn d7p_go_with_arguments_is_noted() {
+    let input = "position startpos next 3 rise 5\ngo depth 3\ngo\n";
+    let (code, out, _) = d7p_session(&["--policy", "center"], input, Stdio::piped());
+    assert_eq!(code, Some(0));
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 3, "{out}");
+    assert_eq!(
+        lines[0],
+        "info string line 2: go takes no arguments, ignoring \"depth\" and what follows (the search is set by --policy)"
+    );
+    assert_eq!(lines[1], "bestmove 3");
+    assert_eq!(lines[2], "bestmove 3");
+}
+
 /// A failed stdout write (`/dev/full`) ends `drop7 d7p` with an error, exit 1.
 #[test]
 fn d7p_stdout_write_error() {

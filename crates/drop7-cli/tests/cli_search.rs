@@ -586,6 +586,46 @@ fn bench_leaf_writes_json() {
     assert!(v.get("search").is_none() && v.get("engine").is_none());
 }
 
+/// A roots file shorter than the arms ask for: the arms use what is there
+/// and say so on stderr (roots 0, 2, 4 and 8 for the d5s7 arm). The roots
+/// are all-gray boards one move from the rise, so each search is tiny.
+#[test]
+fn bench_notes_a_short_roots_file() {
+    let dir = scratch("bench-short-roots");
+    let roots = dir.join("roots.txt");
+    let board = format!("0000000{}", "8".repeat(42));
+    std::fs::write(&roots, format!("s {board} 3 1 1 0\ns {board} 4 1 1 0\n")).unwrap();
+    let json = dir.join("search.json");
+    let out = drop7(&[
+        "bench",
+        "--suite",
+        "search",
+        "--quick",
+        "--roots-file",
+        roots.to_str().unwrap(),
+        "--search-roots",
+        "5",
+        "--d5-roots",
+        "3",
+        "--out",
+        json.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains("note: --search-roots 5: the roots file has 2 roots, all of them are used"),
+        "{err}"
+    );
+    assert!(
+        err.contains(
+            "note: --d5-roots 3: the roots file has 2 roots, so 1 of roots 0, 2, 4 and 8 are used"
+        ),
+        "{err}"
+    );
+    let v: Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    assert_eq!(v["search"]["d5s7"]["roots"], 1, "{}", v["search"]["d5s7"]);
+}
+
 #[test]
 fn bench_rejects_bad_options() {
     let dir = scratch("bench-bad");
@@ -664,5 +704,28 @@ fn trace_roots_feed_decide_with_the_players_positions() {
             "seed {} move {}",
             mv["seed"], mv["move"]
         );
+        // Each answer carries its root's seed and move.
+        assert_eq!((&d["seed"], &d["move"]), (&mv["seed"], &mv["move"]));
     }
+    // First, as the roots wrote them; `leaf` too; and after an `"id"`.
+    let first = input.lines().next().unwrap();
+    let out = drop7_stdin(&["decide", "--depth", "1"], &format!("{first}\n"));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.starts_with(r#"{"seed":1592602624,"move":1,"action":"#),
+        "{text}"
+    );
+    let leafed = drop7_stdin(&["leaf"], &format!("{first}\n"));
+    let text = String::from_utf8(leafed.stdout).unwrap();
+    assert!(
+        text.starts_with(r#"{"seed":1592602624,"move":1,"value":"#),
+        "{text}"
+    );
+    let with_id = format!("{{\"id\":\"x\",{}\n", &first[1..]);
+    let out = drop7_stdin(&["decide", "--depth", "1"], &with_id);
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.starts_with(r#"{"id":"x","seed":1592602624,"move":1,"action":"#),
+        "{text}"
+    );
 }

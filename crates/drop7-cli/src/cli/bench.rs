@@ -1466,14 +1466,21 @@ fn search_suite(plan: &Plan, all_roots: &[Position]) -> Result<SearchReport> {
     // d5s7 on roots 0, 2, 4 and 8 (0-based; the first --d5-roots of them):
     // the depth-5 default table on one and two threads, and the depth-4
     // default (a strict LRU would need far more than 200,000 entries).
-    let d5s7 = if plan.d5_roots > 0 {
+    let d5_roots: Vec<Position> = D5_ROOTS
+        .iter()
+        .filter_map(|&i| all_roots.get(i).copied())
+        .take(plan.d5_roots)
+        .collect();
+    let n5 = d5_roots.len();
+    if n5 < plan.d5_roots {
+        eprintln!(
+            "note: --d5-roots {}: the roots file has {} roots, so {n5} of roots 0, 2, 4 and 8 are used",
+            plan.d5_roots,
+            all_roots.len()
+        );
+    }
+    let d5s7 = if n5 > 0 {
         let c5 = SearchConfig::new(5, 7);
-        let d5_roots: Vec<Position> = D5_ROOTS
-            .iter()
-            .filter_map(|&i| all_roots.get(i).copied())
-            .take(plan.d5_roots)
-            .collect();
-        let n5 = d5_roots.len();
         let deep = TableSpec::DEFAULT_DEEP;
         let mut arms = vec![
             SearchArmPlan::fast(path, deep, n5, c5),
@@ -1485,8 +1492,11 @@ fn search_suite(plan: &Plan, all_roots: &[Position]) -> Result<SearchReport> {
         let s = section("d5s7", c5, n5, &arms, None, ratios);
         print_section(&s);
         Some(s)
-    } else {
+    } else if plan.d5_roots == 0 {
         outln!("d5s7: skipped (--d5-roots 0)");
+        None
+    } else {
+        outln!("d5s7: skipped (the roots file has no root 0)");
         None
     };
 

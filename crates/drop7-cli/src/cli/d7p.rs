@@ -411,6 +411,15 @@ fn serve(
                     continue;
                 };
                 searches += 1;
+                // D7P's `go` takes no arguments (a UCI habit such as `go
+                // depth 3` would otherwise pass silently): say so, then
+                // search as configured.
+                if let Some(extra) = text.split_whitespace().nth(1) {
+                    out.line(&format!(
+                        "info string line {n}: go takes no arguments, ignoring {:?} and what follows (the search is set by --policy)",
+                        drop7::formats::d7p_shorten(extra)
+                    ));
+                }
                 // This search runs stopped when a `stop` (or `quit`) was read
                 // since its `go`; a later `stop` sets the flag as it comes.
                 {

@@ -329,7 +329,7 @@ fn for_each_line(
     let mut ok = true;
     let mut lines = LineReader::new(io::stdin().lock());
     while let Some(line) = lines.next_line().context("reading stdin")? {
-        let id = line.text.as_deref().ok().and_then(input_id);
+        let id = line.text.as_deref().ok().and_then(input_echo);
         let answer = match &line.text {
             Ok(text) if text.trim().is_empty() => continue,
             Ok(text) => f(line.number, text),
@@ -351,7 +351,7 @@ fn for_each_line(
         };
         match id {
             // `json` is an object with at least one key: `{"id":…,` + the rest.
-            Some(id) => writeln!(out, "{{\"id\":{id},{}", &json[1..]),
+            Some(id) => writeln!(out, "{{{id},{}", &json[1..]),
             None => writeln!(out, "{json}"),
         }
         .context(STDOUT)?;
@@ -361,10 +361,16 @@ fn for_each_line(
     Ok(ok)
 }
 
-/// The `"id"` of an input line that is a JSON object with one (any value),
-/// as its text in the line, to be copied verbatim into the line's answer
-/// (`123456789012345678901234567890` and `-0` stay as they are).
-fn input_id(text: &str) -> Option<String> {
+/// The keys of an input object copied into its answer, first, in this order:
+/// a caller's `"id"`, and the `"seed"` and `"move"` that `drop7 trace
+/// --roots` writes (so that its roots' answers join back to their games).
+const ECHOED: [&str; 3] = ["id", "seed", "move"];
+
+/// The [`ECHOED`] keys of an input line that is a JSON object (any values),
+/// as `"key":text` joined with commas, each value's text as in the line (to
+/// be copied verbatim into the line's answer: `123456789012345678901234567890`
+/// and `-0` stay as they are); `None` when it has none of them.
+fn input_echo(text: &str) -> Option<String> {
     use serde::{Deserialize, Deserializer};
     use serde_json::value::RawValue;
     /// Keeps `"id": null` as the text `null` (an `Option` field reads it as `None`).
@@ -372,19 +378,32 @@ fn input_id(text: &str) -> Option<String> {
         <&RawValue>::deserialize(d).map(Some)
     }
     #[derive(Deserialize)]
-    struct WithId<'a> {
+    struct Echoed<'a> {
         #[serde(default, borrow, deserialize_with = "present")]
         id: Option<&'a RawValue>,
+        #[serde(default, borrow, deserialize_with = "present")]
+        seed: Option<&'a RawValue>,
+        #[serde(default, borrow, deserialize_with = "present", rename = "move")]
+        move_number: Option<&'a RawValue>,
     }
-    // Only an object (a derived struct also reads an array), and only an id
-    // that is itself readable JSON (the answer must stay a JSON line).
-    if !text.contains("\"id\"") || !text.trim_start().starts_with('{') {
+    // Only an object (a derived struct also reads an array), and only values
+    // that are themselves readable JSON (the answer must stay a JSON line).
+    if !ECHOED.iter().any(|k| text.contains(&format!("\"{k}\"")))
+        || !text.trim_start().starts_with('{')
+    {
         return None;
     }
-    let line: WithId<'_> = serde_json::from_str(text).ok()?;
-    let raw = line.id?.get();
-    serde_json::from_str::<serde_json::Value>(raw).ok()?;
-    Some(raw.to_string())
+    let line: Echoed<'_> = serde_json::from_str(text).ok()?;
+    let mut echoed = Vec::new();
+    for (key, value) in ECHOED.iter().zip([line.id, line.seed, line.move_number]) {
+        let Some(raw) = value.map(RawValue::get) else {
+            continue;
+        };
+        if serde_json::from_str::<serde_json::Value>(raw).is_ok() {
+            echoed.push(format!("\"{key}\":{raw}"));
+        }
+    }
+    (!echoed.is_empty()).then(|| echoed.join(","))
 }
 
 /// Options of `drop7 leaf` (none: it reads stdin).
