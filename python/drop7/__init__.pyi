@@ -3,7 +3,7 @@
 Board encoding everywhere: ``numpy.int8`` array of shape ``(7, 7)``, row 0 at
 the top (the trace format's 49-character board, row by row), cell codes
 0 empty, 1-7 numbered discs, 8 solid gray disc, 9 cracked gray disc.
-Spec: shared/spec/rules.md (engine), search.md (decide, leaf),
+Spec: spec/rules.md (engine), search.md (decide, leaf),
 trace-format.md (moves), formats.md (records of ``drop7 play --out``).
 
 ``Wave``, ``MoveOutcome``, ``Position``, ``SearchStats``, ``Decision`` and

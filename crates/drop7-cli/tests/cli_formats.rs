@@ -985,7 +985,9 @@ fn d7p_policy_flooding_engines() {
         if cmd == "yes" {
             assert_eq!(
                 err.trim(),
-                format!("error: d7p engine \"yes\" failed its handshake: {why}")
+                format!(
+                    "error: d7p engine \"yes\" failed its handshake: {why} (its last line: \"y\")"
+                )
             );
             continue;
         }

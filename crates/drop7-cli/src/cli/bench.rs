@@ -215,6 +215,11 @@ pub struct BenchArgs {
     /// JSON report [default: bench-SUITE.json].
     #[arg(long, value_name = "FILE")]
     out: Option<PathBuf>,
+    /// Print the ratios of arms run under load too, each marked as such
+    /// (by default such a ratio is replaced by a note; the JSON keeps the
+    /// figures either way, with `underLoad: true`).
+    #[arg(long)]
+    ratios_under_load: bool,
 }
 
 /// The options with `--quick` and the defaults applied.
@@ -350,6 +355,7 @@ impl Suite {
 
 /// Runs `drop7 bench`.
 pub fn run(args: &BenchArgs) -> Result<()> {
+    RATIOS_UNDER_LOAD.store(args.ratios_under_load, std::sync::atomic::Ordering::Relaxed);
     let suites: Vec<Suite> = match args.suite.as_str() {
         "all" => Suite::ALL.to_vec(),
         name => vec![
@@ -609,6 +615,30 @@ fn worst_sample(samples: &[(Option<f64>, usize)]) -> (Option<f64>, usize) {
         })
         .copied()
         .unwrap_or((None, 1))
+}
+
+/// `--ratios-under-load`: print ratios measured under load, marked.
+static RATIOS_UNDER_LOAD: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Whether a ratio whose arms ran `under` load is withheld (replaced by
+/// [`load_flag`]); with `--ratios-under-load` it is printed with
+/// [`load_mark`] instead.
+fn withheld(under: bool) -> bool {
+    under && !RATIOS_UNDER_LOAD.load(std::sync::atomic::Ordering::Relaxed)
+}
+
+/// What follows a ratio printed although its arms ran `under` load:
+/// nothing if they did not.
+fn load_mark(under: bool, load: Option<f64>, own: usize) -> String {
+    if under {
+        format!(
+            " (UNDER LOAD: 1-minute load {:.2} above {:.1}; not a measurement)",
+            load.unwrap_or(0.0),
+            own as f64 + LOAD_MARGIN
+        )
+    } else {
+        String::new()
+    }
 }
 
 /// The flag printed instead of a ratio measured under load (`own`: the
@@ -904,10 +934,15 @@ fn leaf_suite(plan: &Plan, states: &[LeafState]) -> Result<LeafReport> {
         speedup: arms[1].ns_per_leaf / arms[0].ns_per_leaf,
     };
     ran_threads(1);
-    if under_load(leaf_load, leaf_own) {
+    let leaf_under = under_load(leaf_load, leaf_own);
+    if withheld(leaf_under) {
         outln!("fast leaf vs plain: {}", load_flag(leaf_load, leaf_own));
     } else {
-        outln!("fast leaf {} than plain", speed_words(ratio.speedup));
+        outln!(
+            "fast leaf {} than plain{}",
+            speed_words(ratio.speedup),
+            load_mark(leaf_under, leaf_load, leaf_own)
+        );
     }
     Ok(LeafReport {
         file: plan.leaf_file.to_string(),
@@ -1325,7 +1360,7 @@ fn print_section(s: &SearchSection) {
         );
     }
     for r in &s.ratios {
-        if r.under_load {
+        if withheld(r.under_load) {
             outln!(
                 "{} vs {} on {}: {}",
                 r.arm,
@@ -1335,13 +1370,14 @@ fn print_section(s: &SearchSection) {
             );
         } else {
             outln!(
-                "{} vs {} on {}: {:.1} vs {:.1} ms per decision, {}",
+                "{} vs {} on {}: {:.1} vs {:.1} ms per decision, {}{}",
                 r.arm,
                 r.baseline,
                 super::count(r.roots, "root"),
                 r.arm_ms_per_decision,
                 r.baseline_ms_per_decision,
-                speed_words(r.speedup)
+                speed_words(r.speedup),
+                load_mark(r.under_load, r.worst.0, r.worst.1)
             );
         }
     }
@@ -1759,15 +1795,16 @@ fn engine_suite(plan: &Plan, seed_start: u32) -> Result<EngineReport> {
         ratios.push(ratio("packed-bmi2", b, "packed-portable", &portable));
     }
     for r in &ratios {
-        if r.under_load {
-            let (load, own) = r.worst;
+        let (load, own) = r.worst;
+        if withheld(r.under_load) {
             outln!("{:<16} vs {}: {}", r.arm, r.baseline, load_flag(load, own));
         } else {
             outln!(
-                "{:<16} {} per move than {}",
+                "{:<16} {} per move than {}{}",
                 r.arm,
                 speed_words(r.speedup),
-                r.baseline
+                r.baseline,
+                load_mark(r.under_load, load, own)
             );
         }
     }
@@ -1826,13 +1863,20 @@ fn engine_suite(plan: &Plan, seed_start: u32) -> Result<EngineReport> {
         );
         threads.push(run);
     }
-    let scaling = if threads.iter().any(|r| r.under_load) {
-        let (load, own) = worst_sample(&samples);
-        outln!("scaling 2 threads / 1 thread: {}", load_flag(load, own));
+    let scaling_under = threads.iter().any(|r| r.under_load);
+    let (scaling_load, scaling_own) = worst_sample(&samples);
+    let scaling = if withheld(scaling_under) {
+        outln!(
+            "scaling 2 threads / 1 thread: {}",
+            load_flag(scaling_load, scaling_own)
+        );
         None
     } else {
         let s = threads[1].moves_per_second / threads[0].moves_per_second;
-        outln!("scaling 2 threads / 1 thread: {s:.2}x moves per second");
+        outln!(
+            "scaling 2 threads / 1 thread: {s:.2}x moves per second{}",
+            load_mark(scaling_under, scaling_load, scaling_own)
+        );
         Some(s)
     };
 
@@ -1966,13 +2010,20 @@ fn cohort_suite(plan: &Plan) -> Result<CohortReport> {
         );
         runs.push(run);
     }
-    let scaling = if runs.iter().any(|r| r.under_load) {
-        let (load, own) = worst_sample(&samples);
-        outln!("2 threads / 1 thread: {}", load_flag(load, own));
+    let scaling_under = runs.iter().any(|r| r.under_load);
+    let (scaling_load, scaling_own) = worst_sample(&samples);
+    let scaling = if withheld(scaling_under) {
+        outln!(
+            "2 threads / 1 thread: {}",
+            load_flag(scaling_load, scaling_own)
+        );
         None
     } else {
         let s = runs[1].games_per_hour / runs[0].games_per_hour;
-        outln!("2 threads / 1 thread: {s:.2}x games per hour");
+        outln!(
+            "2 threads / 1 thread: {s:.2}x games per hour{}",
+            load_mark(scaling_under, scaling_load, scaling_own)
+        );
         Some(s)
     };
     Ok(CohortReport {
@@ -1998,6 +2049,20 @@ mod tests {
         assert_eq!(speed_words(1.0), "1.00x faster");
         assert_eq!(speed_words(0.85), "1.18x slower");
         assert_eq!(speed_words(0.5), "2.00x slower");
+    }
+
+    #[test]
+    fn ratios_under_load_are_withheld_unless_asked_for() {
+        use std::sync::atomic::Ordering;
+        assert!(!withheld(false) && withheld(true));
+        assert_eq!(load_mark(false, Some(3.0), 1), "");
+        RATIOS_UNDER_LOAD.store(true, Ordering::Relaxed);
+        assert!(!withheld(true));
+        assert_eq!(
+            load_mark(true, Some(2.62), 1),
+            " (UNDER LOAD: 1-minute load 2.62 above 1.5; not a measurement)"
+        );
+        RATIOS_UNDER_LOAD.store(false, Ordering::Relaxed);
     }
 
     #[test]

@@ -360,6 +360,14 @@ fn serve(
     public: bool,
     stop: Arc<AtomicBool>,
 ) -> Result<()> {
+    // On a terminal, say what is expected (a new user would otherwise see
+    // nothing happen); a harness's pipe gets nothing extra.
+    if std::io::IsTerminal::is_terminal(&io::stdin()) {
+        eprintln!(
+            "drop7 d7p: speaking D7P on stdin/stdout, e.g. `d7p`, `position startpos next 3 rise 5`, \
+             `go`, `quit` (see drop7 d7p --help and the README's D7P section)"
+        );
+    }
     let out = Out(Arc::new(Mutex::new(OutState {
         stdout: io::stdout(),
         unanswered: 0,
@@ -810,25 +818,30 @@ impl Proc {
         deadline: Instant,
         timeout: Duration,
     ) -> Result<String, String> {
-        let mut heard = false;
-        let late = |heard: bool| {
+        // The last line heard, shortened, for the timeout's message (an
+        // engine that echoes its input, or speaks another protocol, shows
+        // what it sends instead).
+        let mut heard: Option<String> = None;
+        let late = |heard: &Option<String>| {
             let ms = timeout.as_millis();
-            if heard {
-                format!("engine sent no {what} within {ms} ms")
-            } else {
-                format!("engine silent for {ms} ms")
+            match heard {
+                Some(last) => format!(
+                    "engine sent no {what} within {ms} ms (its last line: {:?})",
+                    drop7::formats::d7p_shorten(last)
+                ),
+                None => format!("engine silent for {ms} ms"),
             }
         };
         loop {
             let left = deadline.saturating_duration_since(Instant::now());
             if left.is_zero() {
-                return Err(late(heard));
+                return Err(late(&heard));
             }
             match self.lines.recv_timeout(left) {
                 Ok(Ok(l)) if want(&l) => return Ok(l),
-                Ok(Ok(_)) => heard = true,
+                Ok(Ok(l)) => heard = Some(l),
                 Ok(Err(garbled)) => return Err(garbled),
-                Err(RecvTimeoutError::Timeout) => return Err(late(heard)),
+                Err(RecvTimeoutError::Timeout) => return Err(late(&heard)),
                 Err(RecvTimeoutError::Disconnected) => {
                     // Its output closed: name how it ended if it has (a
                     // command not found exits 127), waiting a little.

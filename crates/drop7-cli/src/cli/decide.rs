@@ -195,11 +195,38 @@ fn big_work_warning(args: &DecideArgs, bound: u64, shown: bool) -> String {
     };
     format!(
         "warning: --depth {} --strata {} may take up to {} work units per position \
-         (the smaller of W(D,S) and --max-work){progress}",
+         (the smaller of W(D,S) and --max-work; {}){progress}",
         args.depth,
         args.strata,
-        grouped(bound)
+        grouped(bound),
+        rough_time(bound)
     )
+}
+
+/// Work units a fast d4s7 search does per second on one core (about 25 M in
+/// `drop7 bench` on the project's 2-vCPU VMs, 2026-12-03; a table's hits
+/// make real searches do less than W(D,S)).
+const WORK_PER_SECOND: f64 = 25e6;
+
+/// `bound` work units as a rough time at [`WORK_PER_SECOND`], for a warning
+/// ("at most about 3 hours on one core at 25M work/s").
+fn rough_time(bound: u64) -> String {
+    let seconds = bound as f64 / WORK_PER_SECOND;
+    let (value, unit) = [
+        (1.0, "second"),
+        (60.0, "minute"),
+        (3600.0, "hour"),
+        (86_400.0, "day"),
+        (31_557_600.0, "year"),
+    ]
+    .into_iter()
+    .rev()
+    .find(|&(size, _)| seconds >= size)
+    .map_or((seconds, "second"), |(size, unit)| (seconds / size, unit));
+    // (u64::MAX work units is about 23,000 years: no exponent needed.)
+    let amount = format!("{:.0}", value.max(1.0));
+    let plural = if amount == "1" { "" } else { "s" };
+    format!("at most about {amount} {unit}{plural} on one core at 25M work/s")
 }
 
 /// `n` with its digits in groups of three (`12,762,329,762,212,784,096`).
@@ -483,15 +510,32 @@ mod tests {
         }
     }
 
+    #[test]
+    fn rough_times() {
+        for (bound, want) in [
+            (100_000_000, "4 seconds"),
+            (582_727_797, "23 seconds"),
+            (25_000_000 * 60, "1 minute"),
+            (25_000_000 * 3600 * 5, "5 hours"),
+            (12_762_329_762_212_784_096, "16177 years"),
+            (u64::MAX, "23382 years"),
+        ] {
+            assert_eq!(
+                rough_time(bound),
+                format!("at most about {want} on one core at 25M work/s")
+            );
+        }
+    }
+
     /// "progress on stderr" only when the bar is drawn.
     #[test]
     fn the_big_work_warning_mentions_progress_only_when_shown() {
         let fast = decide_args(&["--depth", "8", "--strata", "32"]);
         let shown = big_work_warning(&fast, BIG_WORK, true);
-        assert!(shown.ends_with("(the smaller of W(D,S) and --max-work); progress on stderr"));
+        assert!(shown.ends_with("on one core at 25M work/s); progress on stderr"));
         let hidden = big_work_warning(&fast, BIG_WORK, false);
         assert!(
-            hidden.ends_with("(the smaller of W(D,S) and --max-work)"),
+            hidden.ends_with("(the smaller of W(D,S) and --max-work; at most about 4 seconds on one core at 25M work/s)"),
             "{hidden}"
         );
         let reference = decide_args(&["--depth", "8", "--strata", "32", "--search", "reference"]);

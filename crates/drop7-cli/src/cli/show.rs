@@ -91,6 +91,8 @@ struct Frame {
     last: Option<LastMove>,
     /// Animation frames of that move (empty for the opening position).
     steps: Vec<drop7::frames::Frame>,
+    /// The move cap, on the last frame of a game it stopped (not over).
+    capped: Option<u32>,
 }
 
 fn frame<G: EngineGame>(g: &G, last: Option<LastMove>) -> Frame {
@@ -104,6 +106,7 @@ fn frame<G: EngineGame>(g: &G, last: Option<LastMove>) -> Frame {
         next: (!p.game_over).then_some(p.next_disc),
         last,
         steps: Vec::new(),
+        capped: None,
     }
 }
 
@@ -139,6 +142,12 @@ fn collect<C: drop7::latent::EngineCore>(
             f.steps = m.frames;
         }
         frames.push(f);
+    }
+    if game.moves_played() >= max_moves
+        && !game.position().game_over
+        && let Some(last) = frames.last_mut()
+    {
+        last.capped = Some(max_moves);
     }
     frames
 }
@@ -355,6 +364,9 @@ fn header(f: &Frame, total: usize, before: Option<&Frame>) -> Vec<String> {
             }
             if let Some(t) = term {
                 s.push_str(&format!("  GAME OVER ({t})"));
+            }
+            if let Some(cap) = f.capped {
+                s.push_str(&format!("  STOPPED by the move cap (--max-moves {cap})"));
             }
             lines.push(s);
             let w: Vec<String> = waves
@@ -655,6 +667,7 @@ mod tests {
             next: Some(3),
             last,
             steps: Vec::new(),
+            capped: None,
         }
     }
 
@@ -686,6 +699,26 @@ mod tests {
             opening[0],
             "move 6/40  score 1200  level 2  rise in 1  next 5"
         );
+    }
+
+    /// The last frame of a game stopped by the move cap says so (a game
+    /// that ended says GAME OVER instead).
+    #[test]
+    fn a_game_stopped_by_the_move_cap_says_so() {
+        let game = start(PackedEngine(Portable), DriverKind::Headless, 1);
+        let frames = collect(game, 3, |_| Some(3));
+        assert_eq!(frames.len(), 4);
+        assert_eq!(frames[3].capped, Some(3));
+        assert!(frames[..3].iter().all(|f| f.capped.is_none()));
+        let last = header(&frames[3], 3, None);
+        assert!(
+            last[1].ends_with("  STOPPED by the move cap (--max-moves 3)"),
+            "{last:?}"
+        );
+        // Played to its end under a cap it never reaches: no mark.
+        let game = start(PackedEngine(Portable), DriverKind::Headless, 1);
+        let frames = collect(game, 10_000, |_| Some(3));
+        assert!(frames.iter().all(|f| f.capped.is_none()));
     }
 
     #[test]
