@@ -728,4 +728,9 @@ fn trace_roots_feed_decide_with_the_players_positions() {
         text.starts_with(r#"{"id":"x","seed":1592602624,"move":1,"action":"#),
         "{text}"
     );
+    // A repeated "seed" is an error line, which still carries the "id".
+    let twice = format!("{{\"id\":7,\"seed\":1,{}\n", &first[1..]);
+    let out = drop7_stdin(&["decide", "--depth", "1"], &twice);
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.starts_with(r#"{"id":7,"line":1,"error":"#), "{text}");
 }

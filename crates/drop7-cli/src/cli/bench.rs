@@ -216,8 +216,10 @@ pub struct BenchArgs {
     #[arg(long, value_name = "FILE")]
     out: Option<PathBuf>,
     /// Print the ratios of arms run under load too, each marked as such
-    /// (by default such a ratio is replaced by a note; the JSON keeps the
-    /// figures either way, with `underLoad: true`).
+    /// (by default such a ratio is replaced by a note, and the engine's and
+    /// the cohort's 2/1-thread `scaling` in the JSON is null; with this
+    /// flag it is filled). The arms' figures and `underLoad` are in the
+    /// JSON either way.
     #[arg(long)]
     ratios_under_load: bool,
 }
@@ -1231,7 +1233,8 @@ struct SearchRatio {
     speedup: f64,
     /// The 1-minute load before one of either arm's decisions exceeded the
     /// bench's own threads plus 0.5 (see `underLoad` in the README): the
-    /// ratio is not to be trusted (and is not printed).
+    /// ratio is not to be trusted (and is not printed, unless
+    /// `--ratios-under-load`).
     under_load: bool,
     /// The largest load sampled before either arm's decisions.
     max_load1: Option<f64>,
@@ -1558,7 +1561,7 @@ struct EngineReport {
     ratios: Vec<Ratio>,
     threads: Vec<ThreadRun>,
     /// Moves/s on 2 threads over 1 thread; `None` when either run was
-    /// under load.
+    /// under load (unless `--ratios-under-load`).
     scaling: Option<f64>,
 }
 
@@ -1916,7 +1919,8 @@ struct CohortReport {
     max_moves: u32,
     gravity: &'static str,
     runs: Vec<CohortRun>,
-    /// Games per hour on 2 threads over 1 thread (`None` when under load).
+    /// Games per hour on 2 threads over 1 thread (`None` when under load,
+    /// unless `--ratios-under-load`).
     scaling: Option<f64>,
 }
 

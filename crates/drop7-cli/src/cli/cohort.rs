@@ -647,6 +647,9 @@ impl Dist {
             })
             .collect();
         let n = self.n;
+        if n == 0 {
+            return Vec::new();
+        }
         // Draw u in 0..n picks value i, the first whose cumulative count
         // exceeds u. A guide table finds i in a step or two instead of a
         // binary search (the same i: `guide[u >> shift]` is the index for

@@ -27,7 +27,8 @@ use drop7::search::{Decide, FairSearch, MAX_DEPTH, MAX_STRATA, SearchProgress, w
 const STDOUT: &str = "writing to stdout";
 
 /// Worst-case work (search.md §5) from which `decide` warns before it starts
-/// and shows progress: 10^8 work units, about a minute or more.
+/// and shows progress: 10^8 work units, a few seconds of the fast search
+/// (minutes of the plain reference search) or more.
 pub const BIG_WORK: u64 = 100_000_000;
 
 /// Options of `drop7 decide`.
@@ -193,13 +194,19 @@ fn big_work_warning(args: &DecideArgs, bound: u64, shown: bool) -> String {
     } else {
         ""
     };
+    // The rough time is the fast search's (the plain reference search is
+    // tens of times slower: no figure rather than a wrong one).
+    let time = if args.search == "fast" {
+        format!("; {}", rough_time(bound))
+    } else {
+        String::new()
+    };
     format!(
         "warning: --depth {} --strata {} may take up to {} work units per position \
-         (the smaller of W(D,S) and --max-work; {}){progress}",
+         (the smaller of W(D,S) and --max-work{time}){progress}",
         args.depth,
         args.strata,
-        grouped(bound),
-        rough_time(bound)
+        grouped(bound)
     )
 }
 
@@ -420,9 +427,23 @@ fn input_echo(text: &str) -> Option<String> {
     {
         return None;
     }
-    let line: Echoed<'_> = serde_json::from_str(text).ok()?;
+    #[derive(Deserialize)]
+    struct IdOnly<'a> {
+        #[serde(default, borrow, deserialize_with = "present")]
+        id: Option<&'a RawValue>,
+    }
+    // A line that repeats "seed" or "move" (its answer is an error) still
+    // gets its "id".
+    let values = match serde_json::from_str::<Echoed<'_>>(text) {
+        Ok(line) => [line.id, line.seed, line.move_number],
+        Err(_) => [
+            serde_json::from_str::<IdOnly<'_>>(text).ok()?.id,
+            None,
+            None,
+        ],
+    };
     let mut echoed = Vec::new();
-    for (key, value) in ECHOED.iter().zip([line.id, line.seed, line.move_number]) {
+    for (key, value) in ECHOED.iter().zip(values) {
         let Some(raw) = value.map(RawValue::get) else {
             continue;
         };
@@ -539,7 +560,8 @@ mod tests {
             "{hidden}"
         );
         let reference = decide_args(&["--depth", "8", "--strata", "32", "--search", "reference"]);
-        assert!(!big_work_warning(&reference, BIG_WORK, true).contains("progress"));
+        let for_reference = big_work_warning(&reference, BIG_WORK, true);
+        assert!(!for_reference.contains("progress") && !for_reference.contains("work/s"));
     }
 
     /// Errors of `--board/--next/--rise` name the flag, not a JSON key.
