@@ -798,6 +798,10 @@ struct LeafRatio {
     ns_per_leaf_ratio: f64,
     /// plain ns/leaf over fast ns/leaf.
     speedup: f64,
+    /// The 1-minute load sampled before the two arms.
+    load1: Option<f64>,
+    /// `load1` above the bench's own thread plus 0.5 (see [`under_load`]).
+    under_load: bool,
 }
 
 /// `passes` passes of the fast leaf over `positions`; returns seconds.
@@ -929,14 +933,16 @@ fn leaf_suite(plan: &Plan, states: &[LeafState]) -> Result<LeafReport> {
             a.ns_per_leaf
         );
     }
+    let leaf_under = under_load(leaf_load, leaf_own);
     let ratio = LeafRatio {
         arm: "fast",
         baseline: "plain",
         ns_per_leaf_ratio: arms[0].ns_per_leaf / arms[1].ns_per_leaf,
         speedup: arms[1].ns_per_leaf / arms[0].ns_per_leaf,
+        load1: leaf_load,
+        under_load: leaf_under,
     };
     ran_threads(1);
-    let leaf_under = under_load(leaf_load, leaf_own);
     if withheld(leaf_under) {
         outln!("fast leaf vs plain: {}", load_flag(leaf_load, leaf_own));
     } else {

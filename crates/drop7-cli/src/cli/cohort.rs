@@ -663,7 +663,7 @@ impl Dist {
             .collect();
         // A long bootstrap (about 10^8 draws take a second or more) shows
         // its resamples on stderr when that is a terminal.
-        let bar = (u64::from(resamples) * n >= 100_000_000).then(|| {
+        let bar = (u64::from(resamples).saturating_mul(n) >= 100_000_000).then(|| {
             indicatif::ProgressBar::new(u64::from(resamples)).with_style(
                 indicatif::ProgressStyle::with_template(
                     "bootstrap of {msg} [{elapsed_precise}] {wide_bar} {pos}/{len} resamples",
