@@ -9,8 +9,14 @@ cargo build --release -q  # a no-op after `cargo test --release --workspace`
 BIN="$PWD/target/release/drop7"
 WORK="$(mktemp -d)"
 SESSION="drop7-show-$$"
-cleanup() { tmux kill-session -t "$SESSION" 2>/dev/null || true; rm -rf "$WORK"; }
+# A tmux server of this run's own (-L), kept alive by an idle session: the
+# last `kill-session` would otherwise stop the server, and the next
+# `new-session` could reach it while it shuts down ("server exited
+# unexpectedly", seen once in CI).
+tmux() { command tmux -L "drop7-show-$$" "$@"; }
+cleanup() { tmux kill-server 2>/dev/null || true; rm -rf "$WORK"; }
 trap cleanup EXIT
+tmux new-session -d -s keeper "sleep 100000"
 
 fail() { echo "FAIL: $*"; echo "--- pane:"; tmux capture-pane -p -t "$SESSION" 2>/dev/null || true; exit 1; }
 

@@ -228,7 +228,8 @@ fn rough_time(bound: u64) -> String {
     ]
     .into_iter()
     .rev()
-    .find(|&(size, _)| seconds >= size)
+    // (0.95: 59.6 seconds reads "1 minute", not "60 seconds".)
+    .find(|&(size, _)| seconds >= 0.95 * size)
     .map_or((seconds, "second"), |(size, unit)| (seconds / size, unit));
     // (u64::MAX work units is about 23,000 years: no exponent needed.)
     let amount = format!("{:.0}", value.max(1.0));
@@ -537,6 +538,8 @@ mod tests {
             (100_000_000, "4 seconds"),
             (582_727_797, "23 seconds"),
             (25_000_000 * 60, "1 minute"),
+            (25_000_000 * 3599, "1 hour"),
+            (25_000_000 * 30, "30 seconds"),
             (25_000_000 * 3600 * 5, "5 hours"),
             (12_762_329_762_212_784_096, "16177 years"),
             (u64::MAX, "23382 years"),
