@@ -643,6 +643,21 @@ fn load_mark(under: bool, load: Option<f64>, own: usize) -> String {
     }
 }
 
+/// The words after a ratio's label: `text()` (marked when its arms ran
+/// `under` load), or [`load_flag`] in its place when it is [`withheld`].
+fn ratio_words(
+    under: bool,
+    load: Option<f64>,
+    own: usize,
+    text: impl FnOnce() -> String,
+) -> String {
+    if withheld(under) {
+        load_flag(load, own)
+    } else {
+        format!("{}{}", text(), load_mark(under, load, own))
+    }
+}
+
 /// The flag printed instead of a ratio measured under load (`own`: the
 /// bench's own threads in the load, see [`under_load`]).
 fn load_flag(load: Option<f64>, own: usize) -> String {
@@ -1369,26 +1384,18 @@ fn print_section(s: &SearchSection) {
         );
     }
     for r in &s.ratios {
-        if withheld(r.under_load) {
-            outln!(
-                "{} vs {} on {}: {}",
-                r.arm,
-                r.baseline,
-                super::count(r.roots, "root"),
-                load_flag(r.worst.0, r.worst.1)
-            );
-        } else {
-            outln!(
-                "{} vs {} on {}: {:.1} vs {:.1} ms per decision, {}{}",
-                r.arm,
-                r.baseline,
-                super::count(r.roots, "root"),
+        outln!(
+            "{} vs {} on {}: {}",
+            r.arm,
+            r.baseline,
+            super::count(r.roots, "root"),
+            ratio_words(r.under_load, r.worst.0, r.worst.1, || format!(
+                "{:.1} vs {:.1} ms per decision, {}",
                 r.arm_ms_per_decision,
                 r.baseline_ms_per_decision,
-                speed_words(r.speedup),
-                load_mark(r.under_load, r.worst.0, r.worst.1)
-            );
-        }
+                speed_words(r.speedup)
+            ))
+        );
     }
 }
 
@@ -1874,20 +1881,15 @@ fn engine_suite(plan: &Plan, seed_start: u32) -> Result<EngineReport> {
     }
     let scaling_under = threads.iter().any(|r| r.under_load);
     let (scaling_load, scaling_own) = worst_sample(&samples);
-    let scaling = if withheld(scaling_under) {
-        outln!(
-            "scaling 2 threads / 1 thread: {}",
-            load_flag(scaling_load, scaling_own)
-        );
-        None
-    } else {
-        let s = threads[1].moves_per_second / threads[0].moves_per_second;
-        outln!(
-            "scaling 2 threads / 1 thread: {s:.2}x moves per second{}",
-            load_mark(scaling_under, scaling_load, scaling_own)
-        );
-        Some(s)
-    };
+    let scaling = (!withheld(scaling_under))
+        .then(|| threads[1].moves_per_second / threads[0].moves_per_second);
+    outln!(
+        "scaling 2 threads / 1 thread: {}",
+        ratio_words(scaling_under, scaling_load, scaling_own, || format!(
+            "{:.2}x moves per second",
+            scaling.unwrap_or_default()
+        ))
+    );
 
     Ok(EngineReport {
         workload: Workload {
@@ -2022,20 +2024,15 @@ fn cohort_suite(plan: &Plan) -> Result<CohortReport> {
     }
     let scaling_under = runs.iter().any(|r| r.under_load);
     let (scaling_load, scaling_own) = worst_sample(&samples);
-    let scaling = if withheld(scaling_under) {
-        outln!(
-            "2 threads / 1 thread: {}",
-            load_flag(scaling_load, scaling_own)
-        );
-        None
-    } else {
-        let s = runs[1].games_per_hour / runs[0].games_per_hour;
-        outln!(
-            "2 threads / 1 thread: {s:.2}x games per hour{}",
-            load_mark(scaling_under, scaling_load, scaling_own)
-        );
-        Some(s)
-    };
+    let scaling =
+        (!withheld(scaling_under)).then(|| runs[1].games_per_hour / runs[0].games_per_hour);
+    outln!(
+        "2 threads / 1 thread: {}",
+        ratio_words(scaling_under, scaling_load, scaling_own, || format!(
+            "{:.2}x games per hour",
+            scaling.unwrap_or_default()
+        ))
+    );
     Ok(CohortReport {
         policy: spec.to_string(),
         table: table.to_string(),
