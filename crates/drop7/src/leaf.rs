@@ -386,12 +386,17 @@ struct ShapeTerms {
 pub struct ShapeCache {
     slots: Box<[ShapeEntry]>,
     memo: Box<[MemoEntry]>,
+    /// 16 bits of the hash of each memo slot's key (8 KB, so that most
+    /// misses are known without loading the slot's line; a hit still
+    /// compares the whole key, so the tags change no result).
+    memo_tags: Box<[u16]>,
     /// Run the partial as code built for POPCNT, BMI1, BMI2 and LZCNT (set
     /// only where the CPU has all four; see [`ShapeCache::baseline`]).
     bit_instructions: bool,
 }
 
-/// Slots of a [`ShapeCache`]'s board memo (a power of two; 40 bytes each).
+/// Slots of a [`ShapeCache`]'s board memo (a power of two; 40 bytes each,
+/// plus a 2-byte tag).
 const MEMO_SLOTS: usize = 4096;
 
 /// One remembered partial: the exact board and moves_remaining it is of.
@@ -433,14 +438,15 @@ fn memo_words(key: &[u64; 4]) -> [u32; SIZE] {
     [a, a >> 32, b, b >> 32, c, c >> 32, d].map(|w| w as u32)
 }
 
-/// The memo slot of a key.
+/// The memo slot of a key and the slot's tag.
 #[inline(always)]
-fn memo_slot(key: &[u64; 4]) -> usize {
+fn memo_slot(key: &[u64; 4]) -> (usize, u16) {
     let h = (key[0].wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ key[1])
         .wrapping_mul(0xC2B2_AE3D_27D4_EB4F)
         ^ key[2].wrapping_mul(0x1656_67B1_9E37_79F9)
         ^ key[3];
-    (h.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 40) as usize & (MEMO_SLOTS - 1)
+    let m = h.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    ((m >> 40) as usize & (MEMO_SLOTS - 1), (m >> 24) as u16)
 }
 
 impl Default for ShapeCache {
@@ -467,6 +473,7 @@ impl Default for ShapeCache {
         ShapeCache {
             slots: vec![empty; SHAPE_SLOTS].into_boxed_slice(),
             memo: vec![MemoEntry::default(); MEMO_SLOTS].into_boxed_slice(),
+            memo_tags: vec![0; MEMO_SLOTS].into_boxed_slice(),
             bit_instructions: crate::gravity::bit_instructions_detected(),
         }
     }
@@ -538,14 +545,17 @@ impl ShapeCache {
     fn partial_body(&mut self, pos: &Position) -> FairPartial {
         let pairs = pos.board.word_pairs();
         let board_key = memo_key(pairs, pos.moves_remaining);
-        let memo = &mut self.memo[memo_slot(&board_key)];
-        if same_key(&memo_pairs(&memo.key), &board_key) {
+        let (slot, tag) = memo_slot(&board_key);
+        let tag_slot = &mut self.memo_tags[slot];
+        let memo = &mut self.memo[slot];
+        if *tag_slot == tag && same_key(&memo_pairs(&memo.key), &board_key) {
             return FairPartial {
                 prefix: memo.prefix,
                 by_next: memo.by_next,
                 game_over: false,
             };
         }
+        *tag_slot = tag;
         let key = shape_key_of(pairs, pos.moves_remaining);
         let entry = &mut self.slots[shape_slot(&key)];
         let partial = if same_key(&entry.key, &key) {
