@@ -1557,7 +1557,7 @@ fn d7p_fair_only_flags_are_noted() {
 /// `maxMoves`, `engineVersion`, `chainMeanDepth`, `wallMs`,
 /// `trajectorySha256`, a fair policy's `table`, `maxWork`, `work`, `nodes`
 /// and decision latencies), and its `trajectorySha256` is recomputable from
-/// the round's `--trace` lines (README, "Records").
+/// the round's `--trace` lines (docs/cohorts.md, "Records").
 #[test]
 fn round_records_carry_the_per_game_detail() {
     use sha2::{Digest, Sha256};

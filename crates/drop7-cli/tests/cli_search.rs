@@ -279,7 +279,7 @@ fn fair_play_one_game_splits_decisions() {
     };
     // The same game; wall-clock fields differ between runs, and a split
     // decision's counters (`work`, `nodes`) are sums over threads sharing one
-    // table, so they may differ from one thread's (README: split decisions).
+    // table, so they may differ from one thread's (docs/commands.md: split decisions).
     let game = |bytes: &[u8]| -> Value {
         let mut v: Value = serde_json::from_slice(bytes).unwrap();
         for k in [

@@ -72,7 +72,7 @@ pub struct D7pArgs {
     pub gravity: Option<String>,
     /// Threads splitting each decision of a fair policy: the same bestmove
     /// and `info depth` values as one thread; the threads share one table,
-    /// and with a table the `work` of `info depth` lines differs (README).
+    /// and with a table the `work` of `info depth` lines differs (docs/commands.md).
     #[arg(
         long,
         default_value_t = 1,
@@ -365,7 +365,7 @@ fn serve(
     if std::io::IsTerminal::is_terminal(&io::stdin()) {
         eprintln!(
             "drop7 d7p: speaking D7P on stdin/stdout, e.g. `d7p`, `position startpos next 3 rise 5`, \
-             `go`, `quit` (see drop7 d7p --help and the README's D7P section)"
+             `go`, `quit` (see drop7 d7p --help and docs/community-formats.md)"
         );
     }
     let out = Out(Arc::new(Mutex::new(OutState {

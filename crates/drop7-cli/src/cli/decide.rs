@@ -91,7 +91,7 @@ pub struct DecideArgs {
     pub gravity: Option<String>,
     /// Threads splitting each decision (fast search only): values, action and
     /// completed depth are those of one thread; the threads share one table
-    /// (behind a lock), and with a table the counters differ (README).
+    /// (behind a lock), and with a table the counters differ (docs/commands.md).
     #[arg(
         long,
         default_value_t = 1,
