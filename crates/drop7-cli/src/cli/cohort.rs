@@ -502,8 +502,9 @@ fn parse_hex(s: Option<&str>) -> Option<u32> {
 
 // ---------------------------------------------------------------- statistics
 
-/// A streaming distribution: exact count, mean and sample standard
-/// deviation (Welford), min and max, and quantiles from a count per value.
+/// A streaming distribution: exact count, mean (a compensated sum over n:
+/// exact and correctly rounded for integer values while their sum stays
+/// below 2^53), sample standard deviation (Welford), min and max, and quantiles from a count per value.
 /// Values below 2^24 (16,777,216) are kept exactly; larger values share a
 /// bucket per 24 significant bits, which stands for the mean of the values
 /// in it (exact when they are equal, else within the bucket: relative error
@@ -516,8 +517,12 @@ fn parse_hex(s: Option<&str>) -> Option<u32> {
 #[derive(Clone, Debug, Default)]
 pub struct Dist {
     n: u64,
-    mean: f64,
+    /// Welford's running mean (for `m2` only; [`Dist::mean`] is the sum's).
+    wmean: f64,
     m2: f64,
+    /// The values' sum and its Neumaier compensation.
+    sum: f64,
+    sum_comp: f64,
     min: f64,
     max: f64,
     counts: BTreeMap<i64, Bucket>,
@@ -564,9 +569,16 @@ impl Dist {
     /// Adds one value.
     pub fn add(&mut self, x: f64) {
         self.n += 1;
-        let d = x - self.mean;
-        self.mean += d / self.n as f64;
-        self.m2 += d * (x - self.mean);
+        let d = x - self.wmean;
+        self.wmean += d / self.n as f64;
+        self.m2 += d * (x - self.wmean);
+        let t = self.sum + x;
+        self.sum_comp += if self.sum.abs() >= x.abs() {
+            (self.sum - t) + x
+        } else {
+            (x - t) + self.sum
+        };
+        self.sum = t;
         if self.n == 1 || x < self.min {
             self.min = x;
         }
@@ -599,6 +611,13 @@ impl Dist {
         }
     }
 
+    /// The mean (NaN for no values): the compensated sum over n, so a
+    /// cohort's mean score is the correctly rounded quotient (20.875, not
+    /// Welford's 20.874999999999996).
+    pub fn mean(&self) -> f64 {
+        (self.sum + self.sum_comp) / self.n as f64
+    }
+
     /// Sample standard deviation (n − 1); `None` (undefined) for fewer than
     /// two values.
     pub fn sd(&self) -> Option<f64> {
@@ -606,29 +625,47 @@ impl Dist {
     }
 
     fn kth(&self, k: u64) -> f64 {
+        match self.kth_key(k) {
+            Some((v, b)) => self.value(v, b),
+            None => self.max,
+        }
+    }
+
+    /// The key and bucket of the k-th smallest value (0-based).
+    fn kth_key(&self, k: u64) -> Option<(i64, &Bucket)> {
         let mut seen = 0;
         for (&v, b) in &self.counts {
             seen += b.count;
             if k < seen {
-                return self.value(v, b);
+                return Some((v, b));
             }
         }
-        self.max
+        None
     }
 
-    /// Quantile `p` in [0, 1] with linear interpolation between order
-    /// statistics (h = (n − 1)·p; numpy's default, R's type 7).
+    /// Quantile `p` in [0, 1] (to 0.0001) with linear interpolation between
+    /// order statistics (h = (n − 1)·p; numpy's default, R's type 7); see
+    /// [`type7`].
     pub fn quantile(&self, p: f64) -> f64 {
         if self.n == 0 {
             return f64::NAN;
         }
-        let h = (self.n - 1) as f64 * p;
-        let lo = h.floor() as u64;
-        let a = self.kth(lo);
-        if lo + 1 >= self.n {
-            return a;
+        let (lo, rem) = type7_position(self.n, p);
+        if rem == 0 || lo + 1 >= self.n {
+            return self.kth(lo);
         }
-        a + (h - lo as f64) * (self.kth(lo + 1) - a)
+        match (self.kth_key(lo), self.kth_key(lo + 1)) {
+            // Exact keys (values to 1/scale): interpolate the integers and
+            // divide once, so 1.929 and 1.930 at g = 0.02 give 1.92902.
+            (Some((ka, _)), Some((kb, _)))
+                if ka.unsigned_abs().max(kb.unsigned_abs()) < 1 << 24 =>
+            {
+                let g = i128::from(rem);
+                let num = i128::from(ka) * (10_000 - g) + i128::from(kb) * g;
+                num as f64 / (10_000.0 * self.scale)
+            }
+            _ => type7(self.kth(lo), self.kth(lo + 1), rem),
+        }
     }
 
     /// Percentile-bootstrap means: `resamples` resamples of n values drawn
@@ -714,7 +751,7 @@ impl Dist {
         }
         json!({
             "n": self.n,
-            "mean": self.mean,
+            "mean": self.mean(),
             "sd": self.sd(),
             "min": self.min,
             "p25": self.quantile(0.25),
@@ -727,14 +764,32 @@ impl Dist {
     }
 }
 
+/// The order statistic below h = (n − 1)·p (0-based) and h's fraction in
+/// units of 1/10,000, from p in [0, 1] taken to 0.0001 (every caller's p
+/// is a whole number of those), in integers: no rounding of h.
+fn type7_position(n: u64, p: f64) -> (u64, u64) {
+    let q = (p.clamp(0.0, 1.0) * 10_000.0).round() as u128;
+    let h = u128::from(n.saturating_sub(1)) * q;
+    ((h / 10_000) as u64, (h % 10_000) as u64)
+}
+
+/// a + g·(b − a) for g = rem / 10,000, as (a·(10,000 − rem) + b·rem) /
+/// 10,000: one rounding for integer a and b below 2^39, so p99 of 5 and 6
+/// at g = 0.61 is 5.61, not 5.609999999999999. The same value as the type-7
+/// formula up to that rounding, and never outside [a, b].
+fn type7(a: f64, b: f64, rem: u64) -> f64 {
+    let g = rem as f64;
+    ((a * (10_000.0 - g) + b * g) / 10_000.0).clamp(a.min(b), a.max(b))
+}
+
 /// Type-7 quantile of sorted values.
 fn sorted_quantile(sorted: &[f64], p: f64) -> f64 {
-    let h = (sorted.len() - 1) as f64 * p;
-    let lo = h.floor() as usize;
-    if lo + 1 >= sorted.len() {
+    let (lo, rem) = type7_position(sorted.len() as u64, p);
+    let lo = lo as usize;
+    if rem == 0 || lo + 1 >= sorted.len() {
         return sorted[lo];
     }
-    sorted[lo] + (h - lo as f64) * (sorted[lo + 1] - sorted[lo])
+    type7(sorted[lo], sorted[lo + 1], rem)
 }
 
 /// The fixed seed of every bootstrap (override with `--bootstrap-seed`).
@@ -1210,7 +1265,7 @@ pub fn run_summary(args: &SummaryArgs) -> Result<()> {
             // Scripted rounds: each round's own cap, so none for the set.
             "maxMoves": reference.max_moves.filter(|_| reference.round.is_none()),
             "score": {
-                "mean": score.mean,
+                "mean": score.mean(),
                 "ci95Low": ci.map(|c| c.0),
                 "ci95High": ci.map(|c| c.1),
                 "median": score.quantile(0.5),
@@ -1281,14 +1336,14 @@ pub fn run_summary(args: &SummaryArgs) -> Result<()> {
         (Some((lo, hi)), Some(sd)) => writeln!(
             o,
             "score      mean {:.1} (95% CI {lo:.1}..{hi:.1}, bootstrap {}), median {:.1}, sd {sd:.1}",
-            score.mean,
+            score.mean(),
             super::count(args.resamples, "resample"),
             score.quantile(0.5),
         )?,
         _ => writeln!(
             o,
             "score      mean {:.1}, median {:.1} (no sd and no 95% CI from {}: 2 games at least are needed)",
-            score.mean,
+            score.mean(),
             score.quantile(0.5),
             super::count(score.n, "game")
         )?,
@@ -1324,7 +1379,7 @@ pub fn run_summary(args: &SummaryArgs) -> Result<()> {
         writeln!(
             o,
             "{name:<10} {:>12.2} {:>12.2} {:>12.2} {:>12.2} {:>12.2}",
-            d.mean,
+            d.mean(),
             d.quantile(0.5),
             d.quantile(0.95),
             d.quantile(0.99),
@@ -1525,7 +1580,7 @@ pub fn run_compare(args: &CompareArgs) -> Result<()> {
         let boot = delta.bootstrap_means(args.resamples, args.bootstrap_seed);
         let lower = sorted_quantile(&boot, 0.05);
         let floor = 1.645 * sd / (pairs as f64).sqrt();
-        let above = delta.mean.abs() > floor;
+        let above = delta.mean().abs() > floor;
         (lower, floor, above)
     });
     let verdict = measured.map(|(_, _, above)| {
@@ -1549,7 +1604,7 @@ pub fn run_compare(args: &CompareArgs) -> Result<()> {
             "unpaired": unpaired_base + unpaired_candidate,
             "unpairedBase": unpaired_base,
             "unpairedCandidate": unpaired_candidate,
-            "meanDelta": delta.mean,
+            "meanDelta": delta.mean(),
             "medianDelta": median,
             "sdDelta": sd,
             "wins": wins,
@@ -1584,12 +1639,12 @@ pub fn run_compare(args: &CompareArgs) -> Result<()> {
         Some(sd) => writeln!(
             o,
             "delta      candidate − base: mean {:.2}, median {median:.1}, sd {sd:.1}",
-            delta.mean
+            delta.mean()
         )?,
         None => writeln!(
             o,
             "delta      candidate − base: mean {:.2}, median {median:.1}",
-            delta.mean
+            delta.mean()
         )?,
     }
     writeln!(
@@ -1634,7 +1689,7 @@ pub fn run_compare(args: &CompareArgs) -> Result<()> {
         "floor      {floor:.2} = 1.645·sd/√n: the smallest mean delta this cohort can detect"
     )?;
     // Which way, in words: the sign of the mean delta is easy to misread.
-    let direction = match (above, delta.mean > 0.0) {
+    let direction = match (above, delta.mean() > 0.0) {
         (false, _) => "",
         (true, true) => ": the candidate scores higher than the base",
         (true, false) => ": the candidate scores lower than the base",
@@ -1642,7 +1697,7 @@ pub fn run_compare(args: &CompareArgs) -> Result<()> {
     writeln!(
         o,
         "verdict    |mean delta| {:.2} is {verdict}{direction}",
-        delta.mean.abs()
+        delta.mean().abs()
     )?;
     note_plot(&mut o, args.plot.as_deref())?;
     write_stdout(&o)
@@ -1794,7 +1849,7 @@ fn plot_ecdf(
             super::count(score.n, "game"),
             r.policy,
             r.driver,
-            score.mean
+            score.mean()
         );
         let mut chart = ChartBuilder::on(&root)
             .caption(&title, ("sans-serif", title_size(&title)))
@@ -1843,7 +1898,7 @@ fn plot_ecdf(
                     Rectangle::new([(x, y - 5), (x + 20, y + 5)], RED.mix(0.25).filled())
                 });
         }
-        let mean = score.mean;
+        let mean = score.mean();
         chart
             .draw_series(LineSeries::new(
                 vec![(mean, 0.0), (mean, 1.0)],
@@ -1928,9 +1983,9 @@ fn plot_deltas(
             .draw_series(LineSeries::new(hline(0.0), BLACK))
             .map_err(plot_err)?;
         chart
-            .draw_series(LineSeries::new(hline(delta.mean), GREEN.stroke_width(2)))
+            .draw_series(LineSeries::new(hline(delta.mean()), GREEN.stroke_width(2)))
             .map_err(plot_err)?
-            .label(format!("mean delta {:.1}", delta.mean))
+            .label(format!("mean delta {:.1}", delta.mean()))
             .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], GREEN.stroke_width(2)));
         if let Some((lower, floor)) = bound {
             chart
@@ -2123,7 +2178,7 @@ mod tests {
         assert_eq!(d.quantile(0.5), 3.0);
         assert_eq!(d.quantile(0.25), 2.0);
         assert!((d.quantile(0.9) - 7.6).abs() < 1e-12);
-        assert_eq!(d.mean, 4.0);
+        assert_eq!(d.mean(), 4.0);
         assert!((d.sd().unwrap() - 3.535_533_905_932_737_6).abs() < 1e-12);
         let mut one = Dist::integers();
         one.add(68_327.0);
@@ -2134,6 +2189,57 @@ mod tests {
         let a = d.bootstrap_means(200, 7);
         assert_eq!(a, d.bootstrap_means(200, 7));
         assert!(a[0] >= 1.0 && a[199] <= 10.0);
+    }
+
+    #[test]
+    fn dist_mean_and_quantiles_are_correctly_rounded() {
+        // 40 games of 10..=35 moves whose mean is 20.625: Welford's running
+        // mean gives 20.624999999999993 here; the compensated sum is exact.
+        let moves = [
+            22, 17, 35, 20, 12, 25, 20, 15, 28, 19, 10, 26, 30, 14, 21, 18, 23, 16, 25, 27, 13, 20,
+            33, 11, 24, 19, 22, 15, 26, 29, 17, 20, 21, 14, 18, 23, 25, 16, 12, 24,
+        ];
+        let mut d = Dist::integers();
+        for m in moves {
+            d.add(f64::from(m));
+        }
+        assert_eq!(d.mean(), 20.625);
+        // h = 39 · 0.99 = 38.61 between the order statistics 5 and 6: 5.61.
+        let mut e = Dist::integers();
+        for x in (0..40).map(|i| if i < 39 { 5.0 } else { 6.0 }) {
+            e.add(x);
+        }
+        assert_eq!(e.quantile(0.99), 5.61);
+        assert_eq!(sorted_quantile(&[5.0, 6.0], 0.61), 5.61);
+        // Milliseconds and mean chain depths interpolate their exact keys.
+        let mut ms = Dist::millis();
+        ms.add(1.929);
+        ms.add(1.93);
+        assert_eq!(ms.quantile(0.02), 1.92902);
+        // Against the type-7 formula in exact rationals, on many n and p.
+        for n in 1..60u64 {
+            let sorted: Vec<f64> = (0..n).map(|i| (i * i % 17) as f64 - 8.0).collect();
+            let mut sorted = sorted;
+            sorted.sort_by(f64::total_cmp);
+            let mut d = Dist::integers();
+            for &x in &sorted {
+                d.add(x);
+            }
+            for q in [0, 1, 250, 500, 750, 950, 975, 990, 9_999, 10_000] {
+                let p = q as f64 / 10_000.0;
+                let h = (n - 1) * q;
+                let (lo, rem) = ((h / 10_000) as usize, (h % 10_000) as i64);
+                let want = if rem == 0 {
+                    sorted[lo]
+                } else {
+                    let (a, b) = (sorted[lo] as i64, sorted[lo + 1] as i64);
+                    // Exact rational a + rem/10^4 (b − a), rounded once.
+                    (a * 10_000 + rem * (b - a)) as f64 / 10_000.0
+                };
+                assert_eq!(d.quantile(p), want, "n {n}, p {p}");
+                assert_eq!(sorted_quantile(&sorted, p), want, "n {n}, p {p}");
+            }
+        }
     }
 
     /// The bootstrap as first written (a binary search per draw), against
