@@ -118,13 +118,39 @@ def run(a, ray, tmp, target: str) -> int:
     os.umask(umask)
     mode = os.stat(target).st_mode & 0o7777 if os.path.exists(target) else 0o666 & ~umask
     os.chmod(tmp.name, mode)
-    os.replace(tmp.name, target)
+    placed = place(tmp.name, target, a.force)
     moves = sum(r["moves"] for r in records)
     mean = sum(r["score"] for r in records) / len(records)
     print(f"{len(records)} games in {shards} Ray tasks on {cpus} CPUs: mean score {mean:.1f}, "
           f"{moves} moves, {elapsed:.2f} s", file=sys.stderr)
     ray.shutdown()
+    if placed != target:
+        print(f"error: --out {a.out} was written by another process during the run and is kept "
+              f"(no --force); the {len(records)} records are in {placed}", file=sys.stderr)
+        return 1
     return 0
+
+
+def place(tmp_name: str, target: str, force: bool) -> str:
+    """Moves the finished records file `tmp_name` to `target` and returns
+    `target`; without `force`, a non-empty `target` that another process
+    wrote during the run is kept, and the records go to a file beside it
+    (returned instead)."""
+    if force or (os.path.isfile(target) and os.path.getsize(target) == 0):
+        os.replace(tmp_name, target)  # as checked before the run
+        return target
+    try:
+        os.link(tmp_name, target)  # creates `target` only if it is still absent
+        return target
+    except FileExistsError:
+        pass
+    except OSError:  # a file system without hard links: check, then rename
+        if not os.path.exists(target):
+            os.replace(tmp_name, target)
+            return target
+    kept = f"{target}.{os.getpid()}.jsonl"
+    os.replace(tmp_name, kept)
+    return kept
 
 
 if __name__ == "__main__":

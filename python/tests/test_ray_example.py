@@ -107,3 +107,42 @@ def test_ray_cohort_keeps_an_existing_out_without_force(tmp_path):
     assert r.returncode == 2, r.stderr[-2000:]
     assert "exists and is not empty: add --force" in r.stderr and "Traceback" not in r.stderr
     assert out.read_text() == "precious\n"
+
+
+def test_ray_cohort_keeps_an_out_written_during_the_run(tmp_path):
+    """An --out that another process writes while the cohort runs is not
+    overwritten without --force: the records go to a file beside it, named in
+    a one-line error (exit 1). A stand-in `ray` module runs the shards in
+    this process and writes the --out when the results are collected."""
+    fake = tmp_path / "fakeray" / "ray"
+    fake.mkdir(parents=True)
+    (fake / "__init__.py").write_text(
+        "import os\n"
+        "class _Task:\n"
+        "    def __init__(self, fn): self.fn = fn\n"
+        "    def remote(self, *a): return self.fn(*a)\n"
+        "def remote(**_): return _Task\n"
+        "def init(**_): pass\n"
+        "def cluster_resources(): return {'CPU': 1}\n"
+        "def shutdown(): pass\n"
+        "def get(results):\n"
+        "    with open(os.environ['RACE_OUT'], 'w') as f: f.write('precious\\n')\n"
+        "    return results\n"
+    )
+    out = tmp_path / "ray.jsonl"
+    env = {**__import__("os").environ, "PYTHONPATH": str(fake.parent), "RACE_OUT": str(out)}
+    args = [sys.executable, str(EXAMPLE), "--policy", "random", "--games", "3", "--out", str(out)]
+    r = subprocess.run(args, capture_output=True, text=True, timeout=120, env=env)
+    assert r.returncode == 1, r.stderr[-2000:]
+    assert "was written by another process during the run and is kept" in r.stderr, r.stderr
+    assert "Traceback" not in r.stderr
+    assert out.read_text() == "precious\n"
+    kept = [p for p in tmp_path.iterdir() if p.name.startswith("ray.jsonl.") and p.suffix == ".jsonl"]
+    assert len(kept) == 1 and str(kept[0]) in r.stderr, (kept, r.stderr)
+    assert [json.loads(x)["seed"] for x in kept[0].read_text().splitlines()] == [
+        "0x00000001", "0x00000002", "0x00000003"]
+    # No temporary file is left behind; with --force the --out is replaced.
+    assert not [p for p in tmp_path.iterdir() if p.name.endswith(".partial")]
+    r = subprocess.run(args + ["--force"], capture_output=True, text=True, timeout=120, env=env)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert len(out.read_text().splitlines()) == 3
