@@ -56,6 +56,13 @@ pub const MAX_LINE: usize = 64 * 1024;
 
 /// Options of `drop7 d7p`.
 #[derive(Args, Debug, Clone)]
+#[command(
+    after_help = "The protocol (one command per line on stdin, answers on stdout): \
+d7p, isready, position startpos|board B next N rise R, go, stop, quit; \
+see docs/community-formats.md (\"D7P engine\") and spec/formats.md.\n\
+Example:\n  \
+printf 'd7p\\nisready\\nposition startpos next 4 rise 5\\ngo\\n' | drop7 d7p   # ends with bestmove 2"
+)]
 pub struct D7pArgs {
     /// Policy served: center, random, greedy, fair (the reference d4s5) or fair:dDsS.
     #[arg(long, default_value = "fair", value_name = "POLICY")]
