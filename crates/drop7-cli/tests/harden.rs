@@ -335,31 +335,6 @@ fn play_trace_resumes_and_refuses() {
     );
     assert_eq!(read(&t3), want_trace);
     assert!(!missing.exists());
-    // Nor can an empty --out vouch for a trace: refused, both files kept;
-    // with --force the trace is this run's again.
-    let empty = dir.join("empty.jsonl");
-    std::fs::write(&empty, "").unwrap();
-    fails(
-        &args(&run(&empty, &t3, &["--resume"])),
-        &[
-            "--trace",
-            "t3.jsonl",
-            "is not empty but --out",
-            "empty.jsonl is: this --resume has no record to check the trace against",
-            "--force",
-            "nothing was changed",
-        ],
-    );
-    assert_eq!(read(&t3), want_trace);
-    assert_eq!(read(&empty), "");
-    ok(&args(&run(&empty, &t3, &["--resume", "--force"])));
-    assert_eq!(read(&t3), want_trace);
-    assert_eq!(stable(&empty), want);
-    // An empty trace with an empty --out resumes as a fresh run.
-    std::fs::write(&empty, "").unwrap();
-    std::fs::write(&t3, "").unwrap();
-    ok(&args(&run(&empty, &t3, &["--resume"])));
-    assert_eq!(read(&t3), want_trace);
     std::fs::write(&t3, "hello\n").unwrap();
     fails(
         &args(&run(&o3, &o3, &[])),

@@ -186,15 +186,6 @@ pub fn run(args: &PlayArgs) -> Result<()> {
     // fresh, and its --trace and tapes are treated as a plain run's (a
     // non-empty trace is refused without --force: it is not this run's).
     let out_existed = args.out.as_deref().is_some_and(Path::exists);
-    // An empty --out has no record to check a trace against: a non-empty
-    // trace may be another run's (of the same seeds), so it is refused as in
-    // a plain run rather than cut. (A run killed between its first trace
-    // flush and its first record is the one case where it was this run's:
-    // --force then overwrites it, and the run writes it again.)
-    let out_empty = args
-        .out
-        .as_deref()
-        .is_some_and(|o| std::fs::metadata(o).is_ok_and(|m| m.is_file() && m.len() == 0));
     if let Some(path) = &args.trace {
         // Before either is opened (and locked): the message says why.
         if let Some(out) = args.out.as_deref().filter(|o| same_file(o, path)) {
@@ -204,25 +195,19 @@ pub fn run(args: &PlayArgs) -> Result<()> {
             );
         }
         if args.resume
-            && (!out_existed || out_empty)
+            && !out_existed
             && !args.force
             && std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.len() > 0)
         {
-            let out = args.out.as_deref().unwrap_or(Path::new("")).display();
-            if out_existed {
-                bail!(
-                    "--trace {} is not empty but --out {out} is: this --resume has no record to check the trace against (it may be another run's); add --force to overwrite the trace (nothing was changed)",
-                    path.display()
-                );
-            }
             bail!(
-                "--trace {} is not empty but --out {out} does not exist yet: this --resume has no run to continue; add --force to overwrite the trace (nothing was changed)",
-                path.display()
+                "--trace {} is not empty but --out {} does not exist yet: this --resume has no run to continue; add --force to overwrite the trace (nothing was changed)",
+                path.display(),
+                args.out.as_deref().unwrap_or(Path::new("")).display()
             );
         }
         let (t, c) = TraceOut::open(
             path,
-            args.resume && out_existed && !out_empty,
+            args.resume && out_existed,
             args.force,
             setup.driver,
             setup.max_moves,
