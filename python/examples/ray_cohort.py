@@ -72,6 +72,7 @@ def main(argv=None) -> int:
     # or not at all. SIGTERM (a scheduler's cancel) ends the run as Ctrl-C
     # does, so the temporary file is removed either way.
     target = os.path.realpath(a.out)
+    a.empty_at_start = os.path.isfile(target) and os.path.getsize(target) == 0
     try:
         tmp = tempfile.NamedTemporaryFile(
             "w", dir=os.path.dirname(target),
@@ -118,39 +119,69 @@ def run(a, ray, tmp, target: str) -> int:
     os.umask(umask)
     mode = os.stat(target).st_mode & 0o7777 if os.path.exists(target) else 0o666 & ~umask
     os.chmod(tmp.name, mode)
-    placed = place(tmp.name, target, a.force)
+    placed = place(tmp.name, target, a.force, a.empty_at_start)
     moves = sum(r["moves"] for r in records)
     mean = sum(r["score"] for r in records) / len(records)
     print(f"{len(records)} games in {shards} Ray tasks on {cpus} CPUs: mean score {mean:.1f}, "
           f"{moves} moves, {elapsed:.2f} s", file=sys.stderr)
     ray.shutdown()
     if placed != target:
-        print(f"error: --out {a.out} was written by another process during the run and is kept "
+        print(f"error: --out {a.out} was written or locked by another process during the run and is kept "
               f"(no --force); the {len(records)} records are in {placed}", file=sys.stderr)
         return 1
     return 0
 
 
-def place(tmp_name: str, target: str, force: bool) -> str:
+def place(tmp_name: str, target: str, force: bool, empty_at_start: bool) -> str:
     """Moves the finished records file `tmp_name` to `target` and returns
-    `target`; without `force`, a non-empty `target` that another process
-    wrote during the run is kept, and the records go to a file beside it
-    (returned instead)."""
-    if force or (os.path.isfile(target) and os.path.getsize(target) == 0):
-        os.replace(tmp_name, target)  # as checked before the run
+    `target`. Without `force`, a `target` that another process made during
+    the run is kept (a non-empty one, or an empty one that a `drop7 play`
+    holds locked while its first game runs), and the records go to a new file
+    beside it, whose name is returned instead."""
+    if force:
+        os.replace(tmp_name, target)
+        return target
+    if empty_at_start and replace_if_empty_and_unlocked(tmp_name, target):
         return target
     try:
         os.link(tmp_name, target)  # creates `target` only if it is still absent
         return target
     except FileExistsError:
-        pass
+        # (NFS can report a link it made as existing: then it is ours.)
+        if os.path.samestat(os.stat(tmp_name), os.stat(target)):
+            return target
     except OSError:  # a file system without hard links: check, then rename
         if not os.path.exists(target):
             os.replace(tmp_name, target)
             return target
-    kept = f"{target}.{os.getpid()}.jsonl"
-    os.replace(tmp_name, kept)
+    fd, kept = tempfile.mkstemp(
+        dir=os.path.dirname(target), prefix=f"{os.path.basename(target)}.", suffix=".jsonl")
+    os.close(fd)
+    os.replace(tmp_name, kept)  # a new name: never an earlier run's kept records
     return kept
+
+
+def replace_if_empty_and_unlocked(tmp_name: str, target: str) -> bool:
+    """Renames `tmp_name` over `target` if `target` is still an empty file
+    that no other process holds locked (`drop7 play --out` locks its file
+    with flock for the whole run); the lock is held across the rename."""
+    try:
+        f = open(target, "rb")
+    except OSError:
+        return False
+    with f:
+        try:
+            import fcntl  # POSIX only; elsewhere no lock is checked
+            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except ImportError:
+            pass
+        except OSError:
+            return False
+        st = os.fstat(f.fileno())
+        if st.st_size != 0 or not os.path.samestat(st, os.stat(target)):
+            return False
+        os.replace(tmp_name, target)
+        return True
 
 
 if __name__ == "__main__":

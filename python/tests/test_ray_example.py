@@ -109,15 +109,15 @@ def test_ray_cohort_keeps_an_existing_out_without_force(tmp_path):
     assert out.read_text() == "precious\n"
 
 
-def test_ray_cohort_keeps_an_out_written_during_the_run(tmp_path):
-    """An --out that another process writes while the cohort runs is not
-    overwritten without --force: the records go to a file beside it, named in
-    a one-line error (exit 1). A stand-in `ray` module runs the shards in
-    this process and writes the --out when the results are collected."""
+def _fake_ray(tmp_path):
+    """A stand-in `ray` module that runs the shards in this process; when the
+    results are collected it writes the --out (RACE=write) or, as a `drop7
+    play --out` starting meanwhile does, locks it and leaves it empty
+    (RACE=lock; the lock is held until the script exits)."""
     fake = tmp_path / "fakeray" / "ray"
     fake.mkdir(parents=True)
     (fake / "__init__.py").write_text(
-        "import os\n"
+        "import fcntl, os\n"
         "class _Task:\n"
         "    def __init__(self, fn): self.fn = fn\n"
         "    def remote(self, *a): return self.fn(*a)\n"
@@ -125,24 +125,64 @@ def test_ray_cohort_keeps_an_out_written_during_the_run(tmp_path):
         "def init(**_): pass\n"
         "def cluster_resources(): return {'CPU': 1}\n"
         "def shutdown(): pass\n"
+        "_held = []\n"
         "def get(results):\n"
-        "    with open(os.environ['RACE_OUT'], 'w') as f: f.write('precious\\n')\n"
+        "    out = os.environ['RACE_OUT']\n"
+        "    if os.environ['RACE'] == 'write':\n"
+        "        with open(out, 'w') as f: f.write('precious\\n')\n"
+        "    else:\n"
+        "        f = open(out, 'a'); fcntl.flock(f, fcntl.LOCK_EX); _held.append(f)\n"
         "    return results\n"
     )
+    return fake.parent
+
+
+def test_ray_cohort_keeps_an_out_written_during_the_run(tmp_path):
+    """An --out that another process writes (or, empty, locks) while the
+    cohort runs is not overwritten without --force: the records go to a new
+    file beside it, named in a one-line error (exit 1), never over an earlier
+    run's kept records."""
     out = tmp_path / "ray.jsonl"
-    env = {**__import__("os").environ, "PYTHONPATH": str(fake.parent), "RACE_OUT": str(out)}
+    env = {**__import__("os").environ, "PYTHONPATH": str(_fake_ray(tmp_path)),
+           "RACE_OUT": str(out), "RACE": "write"}
     args = [sys.executable, str(EXAMPLE), "--policy", "random", "--games", "3", "--out", str(out)]
-    r = subprocess.run(args, capture_output=True, text=True, timeout=120, env=env)
+    seeds = ["0x00000001", "0x00000002", "0x00000003"]
+
+    def kept_files():
+        return sorted(p for p in tmp_path.iterdir()
+                      if p.name.startswith("ray.jsonl.") and p.suffix == ".jsonl")
+
+    for run in range(2):  # the second conflict keeps the first one's records
+        if run == 1:
+            out.unlink()
+        r = subprocess.run(args, capture_output=True, text=True, timeout=120, env=env)
+        assert r.returncode == 1, r.stderr[-2000:]
+        assert "was written or locked by another process during the run and is kept" in r.stderr
+        assert "Traceback" not in r.stderr
+        assert out.read_text() == "precious\n"
+        kept = kept_files()
+        assert len(kept) == run + 1 and any(str(k) in r.stderr for k in kept), (kept, r.stderr)
+        for k in kept:
+            assert [json.loads(x)["seed"] for x in k.read_text().splitlines()] == seeds
+    # An --out empty at the start that a `drop7 play` locks meanwhile: kept too.
+    for k in kept_files():
+        k.unlink()
+    out.write_text("")
+    r = subprocess.run(args, capture_output=True, text=True, timeout=120, env={**env, "RACE": "lock"})
     assert r.returncode == 1, r.stderr[-2000:]
-    assert "was written by another process during the run and is kept" in r.stderr, r.stderr
-    assert "Traceback" not in r.stderr
-    assert out.read_text() == "precious\n"
-    kept = [p for p in tmp_path.iterdir() if p.name.startswith("ray.jsonl.") and p.suffix == ".jsonl"]
-    assert len(kept) == 1 and str(kept[0]) in r.stderr, (kept, r.stderr)
-    assert [json.loads(x)["seed"] for x in kept[0].read_text().splitlines()] == [
-        "0x00000001", "0x00000002", "0x00000003"]
-    # No temporary file is left behind; with --force the --out is replaced.
-    assert not [p for p in tmp_path.iterdir() if p.name.endswith(".partial")]
+    assert out.read_text() == "" and len(kept_files()) == 1, r.stderr
+    # An empty --out nobody locks is replaced; no temporary file is left
+    # behind; with --force a written --out is replaced.
+    for k in kept_files():
+        k.unlink()
+    out.write_text("")
+    r = subprocess.run(args, capture_output=True, text=True, timeout=120,
+                       env={**env, "RACE_OUT": str(tmp_path / "elsewhere"), "RACE": "write"})
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert len(out.read_text().splitlines()) == 3
+    out.write_text("")
     r = subprocess.run(args + ["--force"], capture_output=True, text=True, timeout=120, env=env)
     assert r.returncode == 0, r.stderr[-2000:]
     assert len(out.read_text().splitlines()) == 3
+    assert not [p for p in tmp_path.iterdir() if p.name.endswith(".partial")]
+    assert kept_files() == []
