@@ -650,6 +650,13 @@ impl Dist {
         if self.n == 0 {
             return f64::NAN;
         }
+        // Fractional values are kept to 1/scale: a quantile could round
+        // just outside the exact extremes, which it never leaves.
+        self.quantile_of_keys(p).clamp(self.min, self.max)
+    }
+
+    /// [`Dist::quantile`] of the kept (keyed) values, n > 0.
+    fn quantile_of_keys(&self, p: f64) -> f64 {
         let (lo, rem) = type7_position(self.n, p);
         if rem == 0 || lo + 1 >= self.n {
             return self.kth(lo);
@@ -768,6 +775,10 @@ impl Dist {
 /// units of 1/10,000, from p in [0, 1] taken to 0.0001 (every caller's p
 /// is a whole number of those), in integers: no rounding of h.
 fn type7_position(n: u64, p: f64) -> (u64, u64) {
+    debug_assert!(
+        (0.0..=1.0).contains(&p) && (p * 10_000.0 - (p * 10_000.0).round()).abs() < 1e-6,
+        "quantile p {p} is not a whole number of 0.0001 in [0, 1]"
+    );
     let q = (p.clamp(0.0, 1.0) * 10_000.0).round() as u128;
     let h = u128::from(n.saturating_sub(1)) * q;
     ((h / 10_000) as u64, (h % 10_000) as u64)
@@ -2216,6 +2227,14 @@ mod tests {
         ms.add(1.929);
         ms.add(1.93);
         assert_eq!(ms.quantile(0.02), 1.92902);
+        // A fractional value kept to 0.001 never puts a quantile below the
+        // exact minimum (1.0833 is kept as 1.083).
+        let mut low = Dist::millis();
+        for x in [1.0833, 1.0833, 2.5, 3.25] {
+            low.add(x);
+        }
+        assert_eq!(low.quantile(0.25), 1.0833);
+        assert_eq!(low.quantile(0.0), 1.0833);
         // Against the type-7 formula in exact rationals, on many n and p.
         for n in 1..60u64 {
             let sorted: Vec<f64> = (0..n).map(|i| (i * i % 17) as f64 - 8.0).collect();

@@ -59,7 +59,7 @@ pub const MAX_LINE: usize = 64 * 1024;
 #[command(
     after_help = "The protocol (one command per line on stdin, answers on stdout): \
 d7p, isready, position startpos|board B next N rise R, go, stop, quit; \
-see docs/community-formats.md (\"D7P engine\") and spec/formats.md.\n\
+see docs/community-formats.md (\"D7P engine\") and spec/formats.md in drop7's repository.\n\
 Example:\n  \
 printf 'd7p\\nisready\\nposition startpos next 4 rise 5\\ngo\\n' | drop7 d7p   # ends with bestmove 2"
 )]
