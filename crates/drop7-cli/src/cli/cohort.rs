@@ -504,7 +504,8 @@ fn parse_hex(s: Option<&str>) -> Option<u32> {
 
 /// A streaming distribution: exact count, mean (a compensated sum over n:
 /// exact and correctly rounded for integer values while their sum stays
-/// below 2^53), sample standard deviation (Welford), min and max, and quantiles from a count per value.
+/// below 2^53), sample standard deviation (Welford), min and max, and
+/// quantiles from a count per value.
 /// Values below 2^24 (16,777,216) are kept exactly; larger values share a
 /// bucket per 24 significant bits, which stands for the mean of the values
 /// in it (exact when they are equal, else within the bucket: relative error
@@ -667,11 +668,9 @@ impl Dist {
             (Some((ka, _)), Some((kb, _)))
                 if ka.unsigned_abs().max(kb.unsigned_abs()) < 1 << 24 =>
             {
-                let g = i128::from(rem);
-                let num = i128::from(ka) * (10_000 - g) + i128::from(kb) * g;
-                num as f64 / (10_000.0 * self.scale)
+                type7(ka as f64, kb as f64, rem, self.scale)
             }
-            _ => type7(self.kth(lo), self.kth(lo + 1), rem),
+            _ => type7(self.kth(lo), self.kth(lo + 1), rem, 1.0),
         }
     }
 
@@ -784,13 +783,15 @@ fn type7_position(n: u64, p: f64) -> (u64, u64) {
     ((h / 10_000) as u64, (h % 10_000) as u64)
 }
 
-/// a + g·(b − a) for g = rem / 10,000, as (a·(10,000 − rem) + b·rem) /
-/// 10,000: one rounding for integer a and b below 2^39, so p99 of 5 and 6
-/// at g = 0.61 is 5.61, not 5.609999999999999. The same value as the type-7
-/// formula up to that rounding, and never outside [a, b].
-fn type7(a: f64, b: f64, rem: u64) -> f64 {
+/// (a + g·(b − a)) / scale for g = rem / 10,000, as (a·(10,000 − rem) +
+/// b·rem) / (10,000·scale): one rounding for integer a and b below 2^39, so
+/// p99 of 5 and 6 at g = 0.61 is 5.61, not 5.609999999999999 (and keys
+/// 1929 and 1930 at scale 1000 and g = 0.02 give 1.92902). The same value
+/// as the type-7 formula up to that rounding, and never outside
+/// [a, b] / scale.
+fn type7(a: f64, b: f64, rem: u64, scale: f64) -> f64 {
     let g = rem as f64;
-    ((a * (10_000.0 - g) + b * g) / 10_000.0).clamp(a.min(b), a.max(b))
+    ((a * (10_000.0 - g) + b * g) / (10_000.0 * scale)).clamp(a.min(b) / scale, a.max(b) / scale)
 }
 
 /// Type-7 quantile of sorted values.
@@ -800,7 +801,7 @@ fn sorted_quantile(sorted: &[f64], p: f64) -> f64 {
     if rem == 0 || lo + 1 >= sorted.len() {
         return sorted[lo];
     }
-    type7(sorted[lo], sorted[lo + 1], rem)
+    type7(sorted[lo], sorted[lo + 1], rem, 1.0)
 }
 
 /// The fixed seed of every bootstrap (override with `--bootstrap-seed`).
