@@ -80,12 +80,16 @@ def main(argv=None) -> int:
     except OSError as e:
         p.error(f"--out {a.out}: cannot write a file there ({e.strerror or e}) (nothing was changed)")
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    a.records_written = False
     try:
         return run(a, ray, tmp, target)
     finally:
         tmp.close()
         if os.path.exists(tmp.name):
-            os.unlink(tmp.name)
+            if a.records_written:  # an unexpected error after the run: keep them
+                print(f"error: the records are kept in {tmp.name}", file=sys.stderr)
+            else:
+                os.unlink(tmp.name)
 
 
 def run(a, ray, tmp, target: str) -> int:
@@ -113,75 +117,126 @@ def run(a, ray, tmp, target: str) -> int:
     with tmp as f:
         for r in records:
             f.write(json.dumps(r, separators=(",", ":")) + "\n")
-    # The mode of a new file (a temporary file is made owner-only), or the
-    # replaced file's.
-    umask = os.umask(0)
-    os.umask(umask)
-    mode = os.stat(target).st_mode & 0o7777 if os.path.exists(target) else 0o666 & ~umask
-    os.chmod(tmp.name, mode)
-    placed = place(tmp.name, target, a.force, a.empty_at_start)
+    a.records_written = True
     moves = sum(r["moves"] for r in records)
     mean = sum(r["score"] for r in records) / len(records)
     print(f"{len(records)} games in {shards} Ray tasks on {cpus} CPUs: mean score {mean:.1f}, "
           f"{moves} moves, {elapsed:.2f} s", file=sys.stderr)
     ray.shutdown()
+    try:
+        # The mode of a new file (a temporary file is made owner-only), or
+        # the replaced file's.
+        umask = os.umask(0)
+        os.umask(umask)
+        mode = os.stat(target).st_mode & 0o7777 if os.path.isfile(target) else 0o666 & ~umask
+        os.chmod(tmp.name, mode)
+        placed, why = place(tmp.name, target, a.force, a.empty_at_start)
+    except OSError as e:  # e.g. --out made a directory meanwhile, a full disk
+        placed, why = keep_beside(tmp.name, target), f"could not be replaced ({e})"
     if placed != target:
-        print(f"error: --out {a.out} was written or locked by another process during the run and is kept "
-              f"(no --force); the {len(records)} records are in {placed}", file=sys.stderr)
+        print(f"error: --out {a.out} {why} and is kept; the {len(records)} records are in {placed}",
+              file=sys.stderr)
         return 1
     return 0
 
 
-def place(tmp_name: str, target: str, force: bool, empty_at_start: bool) -> str:
-    """Moves the finished records file `tmp_name` to `target` and returns
-    `target`. Without `force`, a `target` that another process made during
-    the run is kept (a non-empty one, or an empty one that a `drop7 play`
-    holds locked while its first game runs), and the records go to a new file
-    beside it, whose name is returned instead."""
+def place(tmp_name: str, target: str, force: bool, empty_at_start: bool) -> tuple:
+    """Moves the finished records file `tmp_name` to `target`; returns
+    `(target, None)`. A `target` that another process holds locked (a
+    running `drop7 play --out`) is kept even with `force`, as `drop7 play
+    --force` keeps it; without `force`, so is a `target` that another process
+    made during the run (a non-empty one, or an empty one locked while its
+    first game runs). Then the records go to a new file beside it:
+    `(that file, why)`. Raises `OSError` if a file system call fails."""
     if force:
+        if locked(target):
+            return keep_beside(tmp_name, target), "is locked by another process (a running drop7 play?)"
         os.replace(tmp_name, target)
-        return target
+        return target, None
+    changed = "was written or locked by another process during the run (no --force)"
     if empty_at_start and replace_if_empty_and_unlocked(tmp_name, target):
-        return target
+        return target, None
     try:
         os.link(tmp_name, target)  # creates `target` only if it is still absent
-        return target
+        return target, None
     except FileExistsError:
-        # (NFS can report a link it made as existing: then it is ours.)
-        if os.path.samestat(os.stat(tmp_name), os.stat(target)):
-            return target
+        # (NFS can report a link it made as existing: then it is ours. A
+        # dangling symlink made meanwhile "exists" too, and is kept.)
+        try:
+            if os.path.samestat(os.stat(tmp_name), os.stat(target)):
+                return target, None
+        except FileNotFoundError:
+            pass
     except OSError:  # a file system without hard links: check, then rename
-        if not os.path.exists(target):
+        if not os.path.lexists(target):
             os.replace(tmp_name, target)
-            return target
-    fd, kept = tempfile.mkstemp(
-        dir=os.path.dirname(target), prefix=f"{os.path.basename(target)}.", suffix=".jsonl")
-    os.close(fd)
-    os.replace(tmp_name, kept)  # a new name: never an earlier run's kept records
-    return kept
+            return target, None
+    return keep_beside(tmp_name, target), changed
+
+
+def keep_beside(tmp_name: str, target: str) -> str:
+    """Renames `tmp_name` to a new `TARGET.XXXXXXXX.jsonl` beside `target`
+    (never over an earlier run's kept records) and returns that name; if that
+    fails too, the records stay in `tmp_name`, which is returned."""
+    try:
+        fd, kept = tempfile.mkstemp(
+            dir=os.path.dirname(target), prefix=f"{os.path.basename(target)}.", suffix=".jsonl")
+        os.close(fd)
+        os.replace(tmp_name, kept)
+        return kept
+    except OSError:
+        return tmp_name
+
+
+def locked(target: str) -> bool:
+    """Whether another process holds `target` flock-locked (`drop7 play
+    --out` locks its file for the whole run). False when it cannot be told:
+    no such file, no `fcntl` (not POSIX), or a file system without locks."""
+    try:
+        import fcntl
+    except ImportError:
+        return False
+    try:
+        with open(target, "rb") as f:
+            fcntl.flock(f, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    except OSError:
+        return False
+    return False
 
 
 def replace_if_empty_and_unlocked(tmp_name: str, target: str) -> bool:
     """Renames `tmp_name` over `target` if `target` is still an empty file
     that no other process holds locked (`drop7 play --out` locks its file
-    with flock for the whole run); the lock is held across the rename."""
+    with flock for the whole run); where flock works, the lock is held across
+    the rename. A file that cannot be opened is left to the caller."""
+    try:
+        import fcntl
+    except ImportError:  # not POSIX: no lock to check, and an open file cannot be replaced
+        fcntl = None
     try:
         f = open(target, "rb")
     except OSError:
         return False
     with f:
-        try:
-            import fcntl  # POSIX only; elsewhere no lock is checked
-            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except ImportError:
-            pass
-        except OSError:
-            return False
+        if fcntl is not None:
+            try:
+                fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:  # held: a drop7 play --out is running
+                return False
+            except OSError:  # no locks on this file system (ENOLCK, ...): nothing to check
+                pass
         st = os.fstat(f.fileno())
         if st.st_size != 0 or not os.path.samestat(st, os.stat(target)):
             return False
-        os.replace(tmp_name, target)
-        return True
+        if fcntl is not None:
+            os.replace(tmp_name, target)
+            return True
+    if os.path.getsize(target) != 0:
+        return False
+    os.replace(tmp_name, target)
+    return True
 
 
 if __name__ == "__main__":

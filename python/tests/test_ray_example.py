@@ -130,6 +130,8 @@ def _fake_ray(tmp_path):
         "    out = os.environ['RACE_OUT']\n"
         "    if os.environ['RACE'] == 'write':\n"
         "        with open(out, 'w') as f: f.write('precious\\n')\n"
+        "    elif os.environ['RACE'] == 'dangling':\n"
+        "        os.symlink(out + '.nowhere', out)\n"
         "    else:\n"
         "        f = open(out, 'a'); fcntl.flock(f, fcntl.LOCK_EX); _held.append(f)\n"
         "    return results\n"
@@ -157,7 +159,8 @@ def test_ray_cohort_keeps_an_out_written_during_the_run(tmp_path):
             out.unlink()
         r = subprocess.run(args, capture_output=True, text=True, timeout=120, env=env)
         assert r.returncode == 1, r.stderr[-2000:]
-        assert "was written or locked by another process during the run and is kept" in r.stderr
+        assert "was written or locked by another process during the run (no --force) and is kept" \
+            in r.stderr
         assert "Traceback" not in r.stderr
         assert out.read_text() == "precious\n"
         kept = kept_files()
@@ -186,3 +189,22 @@ def test_ray_cohort_keeps_an_out_written_during_the_run(tmp_path):
     assert len(out.read_text().splitlines()) == 3
     assert not [p for p in tmp_path.iterdir() if p.name.endswith(".partial")]
     assert kept_files() == []
+    # Even --force keeps an --out that a running drop7 play holds locked.
+    out.write_text("")
+    r = subprocess.run(args + ["--force"], capture_output=True, text=True, timeout=120,
+                       env={**env, "RACE": "lock"})
+    assert r.returncode == 1, r.stderr[-2000:]
+    assert "is locked by another process" in r.stderr and "Traceback" not in r.stderr
+    assert out.read_text() == "" and len(kept_files()) == 1, r.stderr
+    # A dangling symlink made at --out during the run: kept, records beside it.
+    for k in kept_files():
+        k.unlink()
+    out.unlink()
+    r = subprocess.run(args, capture_output=True, text=True, timeout=120,
+                       env={**env, "RACE": "dangling"})
+    assert r.returncode == 1, r.stderr[-2000:]
+    assert out.is_symlink() and "Traceback" not in r.stderr
+    kept = kept_files()
+    assert len(kept) == 1 and str(kept[0]) in r.stderr, r.stderr
+    assert len(kept[0].read_text().splitlines()) == 3
+    assert not [p for p in tmp_path.iterdir() if p.name.endswith(".partial")]

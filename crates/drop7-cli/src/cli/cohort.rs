@@ -547,7 +547,8 @@ fn round_key(v: i64) -> i64 {
     }
     let shift = 64 - a.leading_zeros() - 24;
     let r = ((a >> shift) << shift) as i64;
-    if v < 0 { -r } else { r }
+    // 2^63 itself is i64::MIN, its own key (`wrapping_neg` keeps it).
+    if v < 0 { r.wrapping_neg() } else { r }
 }
 
 impl Dist {
@@ -615,8 +616,17 @@ impl Dist {
     /// The mean (NaN for no values): the compensated sum over n, so a
     /// cohort's mean score is the correctly rounded quotient (20.875, not
     /// Welford's 20.874999999999996).
+    ///
+    /// Kept within the exact `[min, max]`: the compensation and the division
+    /// round once each, so equal fractional values (three ms of 0.1) could
+    /// otherwise give a mean one ulp outside them (0.10000000000000002).
     pub fn mean(&self) -> f64 {
-        (self.sum + self.sum_comp) / self.n as f64
+        let m = (self.sum + self.sum_comp) / self.n as f64;
+        if self.n == 0 {
+            m
+        } else {
+            m.clamp(self.min, self.max)
+        }
     }
 
     /// Sample standard deviation (n − 1); `None` (undefined) for fewer than
@@ -2236,6 +2246,16 @@ mod tests {
         }
         assert_eq!(low.quantile(0.25), 1.0833);
         assert_eq!(low.quantile(0.0), 1.0833);
+        // Equal fractional values: the mean is the value, not one ulp off.
+        for x in [0.1, 0.7, 0.003] {
+            let mut same = Dist::millis();
+            for _ in 0..3 {
+                same.add(x);
+            }
+            assert_eq!(same.mean(), x);
+        }
+        // A paired delta of -2^63 (a u64 score of 2^63 against 0) is its own key.
+        assert_eq!(round_key(i64::MIN), i64::MIN);
         // Against the type-7 formula in exact rationals, on many n and p.
         for n in 1..60u64 {
             let sorted: Vec<f64> = (0..n).map(|i| (i * i % 17) as f64 - 8.0).collect();

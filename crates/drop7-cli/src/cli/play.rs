@@ -846,12 +846,51 @@ pub(super) fn open_locked(path: &Path, flag: &str, new: &mut NewFiles) -> Result
             .open(path)
             .with_context(|| format!("cannot open {flag} {shown}"))?,
     };
+    // When the path turns out to be another process's file, it is not this
+    // run's to remove.
+    let disown = |new: &mut NewFiles| {
+        if new.created.last().is_some_and(|p| p == path) {
+            new.created.pop();
+        }
+    };
     match file.try_lock_exclusive() {
-        Ok(true) => Ok(file),
-        Ok(false) => bail!(
-            "{flag} {shown} is locked by another running drop7 (a second writer is refused; nothing was changed)"
-        ),
-        Err(e) => Err(e).with_context(|| format!("cannot lock {flag} {shown}")),
+        Ok(true) => {}
+        Ok(false) => {
+            disown(new);
+            bail!(
+                "{flag} {shown} is locked by another running drop7 (a second writer is refused; nothing was changed)"
+            )
+        }
+        Err(e) => return Err(e).with_context(|| format!("cannot lock {flag} {shown}")),
+    }
+    // Another process may have renamed a file over the path (or removed it)
+    // between the open and the lock, e.g. a `ray_cohort.py` placing its
+    // records over an empty --out: this run would write into a file that no
+    // longer has a name.
+    if !still_named(&file, path) {
+        disown(new);
+        bail!(
+            "{flag} {shown} was replaced or removed by another process while this run opened it (nothing was written; run again)"
+        );
+    }
+    Ok(file)
+}
+
+/// Whether `path` still names the open `file` (same device and inode).
+fn still_named(file: &File, path: &Path) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        match (file.metadata(), std::fs::metadata(path)) {
+            (Ok(a), Ok(b)) => a.dev() == b.dev() && a.ino() == b.ino(),
+            (Ok(_), Err(e)) => e.kind() != std::io::ErrorKind::NotFound,
+            (Err(_), _) => true,
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = (file, path);
+        true
     }
 }
 
@@ -1158,6 +1197,28 @@ mod tests {
             after_failed_write(&full, Some(device), true),
             "not a regular file: --resume cannot continue this run"
         );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// A path that another process renamed a file over, or removed, after
+    /// this run opened it no longer names the open file.
+    #[test]
+    fn a_replaced_out_is_noticed() {
+        let dir = std::env::temp_dir().join(format!("drop7-play-named-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let (out, other) = (dir.join("out.jsonl"), dir.join("other.jsonl"));
+        std::fs::write(&out, "").unwrap();
+        let file = File::open(&out).unwrap();
+        assert!(still_named(&file, &out));
+        assert!(still_named(
+            &File::open("/dev/null").unwrap(),
+            Path::new("/dev/null")
+        ));
+        std::fs::write(&other, "theirs\n").unwrap();
+        std::fs::rename(&other, &out).unwrap();
+        assert_eq!(still_named(&file, &out), !cfg!(unix));
+        std::fs::remove_file(&out).unwrap();
+        assert_eq!(still_named(&file, &out), !cfg!(unix));
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }
