@@ -80,15 +80,16 @@ def main(argv=None) -> int:
     except OSError as e:
         p.error(f"--out {a.out}: cannot write a file there ({e.strerror or e}) (nothing was changed)")
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
-    a.records_written = False
+    a.records_written = a.records_placed = False
     try:
         return run(a, ray, tmp, target)
     finally:
         tmp.close()
         if os.path.exists(tmp.name):
-            if a.records_written:  # an unexpected error after the run: keep them
+            if a.records_written and not a.records_placed:
+                # an unexpected error after the run: keep them
                 print(f"error: the records are kept in {tmp.name}", file=sys.stderr)
-            else:
+            else:  # unfinished, or a second name of the placed records (os.link)
                 os.unlink(tmp.name)
 
 
@@ -133,6 +134,7 @@ def run(a, ray, tmp, target: str) -> int:
         placed, why = place(tmp.name, target, a.force, a.empty_at_start)
     except OSError as e:  # e.g. --out made a directory meanwhile, a full disk
         placed, why = keep_beside(tmp.name, target), f"could not be replaced ({e})"
+    a.records_placed = placed != tmp.name
     if placed != target:
         print(f"error: --out {a.out} {why} and is kept; the {len(records)} records are in {placed}",
               file=sys.stderr)

@@ -24,7 +24,8 @@ def test_ray_cohort_equals_cli(cli, tmp_path):
         capture_output=True, text=True, timeout=600,
     )
     assert r.returncode == 0, r.stderr[-3000:]
-    assert "500 games in 7 Ray tasks" in r.stderr
+    assert "500 games in 7 Ray tasks" in r.stderr and "error" not in r.stderr, r.stderr[-3000:]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["cli.jsonl", "ray.jsonl"]
     want = [json.loads(x) for x in want_path.read_text().splitlines()]
     got = [json.loads(x) for x in got_path.read_text().splitlines()]
     assert len(got) == len(want)
@@ -174,10 +175,17 @@ def test_ray_cohort_keeps_an_out_written_during_the_run(tmp_path):
     r = subprocess.run(args, capture_output=True, text=True, timeout=120, env={**env, "RACE": "lock"})
     assert r.returncode == 1, r.stderr[-2000:]
     assert out.read_text() == "" and len(kept_files()) == 1, r.stderr
-    # An empty --out nobody locks is replaced; no temporary file is left
+    # A new --out (the usual run): made, nothing else left, no error; an
+    # empty --out nobody locks is replaced; no temporary file is left
     # behind; with --force a written --out is replaced.
     for k in kept_files():
         k.unlink()
+    out.unlink()
+    r = subprocess.run(args, capture_output=True, text=True, timeout=120,
+                       env={**env, "RACE_OUT": str(tmp_path / "elsewhere"), "RACE": "write"})
+    assert r.returncode == 0 and "error" not in r.stderr, r.stderr[-2000:]
+    assert len(out.read_text().splitlines()) == 3
+    assert not [p for p in tmp_path.iterdir() if p.name.endswith(".partial")]
     out.write_text("")
     r = subprocess.run(args, capture_output=True, text=True, timeout=120,
                        env={**env, "RACE_OUT": str(tmp_path / "elsewhere"), "RACE": "write"})

@@ -77,8 +77,17 @@ pub(crate) fn json_object(text: &str) -> Result<serde_json::Map<String, Value>, 
         Ok(Value::Object(m)) => Ok(m),
         Ok(_) => err("not a JSON object"),
         Err(e) if e.is_eof() => err(format!("truncated JSON ({e})")),
+        Err(e) if e.line() > 1 && first_line_is_object(text) => err(format!(
+            "invalid JSON ({e}): one JSON object per line, as in a JSON-lines file (records or a trace), not one JSON document"
+        )),
         Err(e) => err(format!("invalid JSON ({e})")),
     }
+}
+
+/// Whether the text's first line alone is a JSON object (a JSON-lines file).
+fn first_line_is_object(text: &str) -> bool {
+    let first = text.lines().next().unwrap_or("");
+    matches!(serde_json::from_str::<Value>(first), Ok(Value::Object(_)))
 }
 
 pub(crate) fn field<'a>(
@@ -247,5 +256,24 @@ mod tests {
                 "{bad}: {e}"
             );
         }
+    }
+
+    /// A JSON-lines file given where one JSON document is read (a tape, a
+    /// round) is named as such; other syntax errors are not.
+    #[test]
+    fn a_json_lines_file_is_named() {
+        let e = json_object("{\"seed\":1}\n{\"seed\":2}\n")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("invalid JSON (trailing characters at line 2"),
+            "{e}"
+        );
+        assert!(e.ends_with("as in a JSON-lines file (records or a trace), not one JSON document"));
+        let e = json_object("{\n  \"seed\": 1,\n  x\n}")
+            .unwrap_err()
+            .to_string();
+        assert!(!e.contains("JSON-lines"), "{e}");
+        assert!(json_object("{\"seed\":1}\n").is_ok());
     }
 }
