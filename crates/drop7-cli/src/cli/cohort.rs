@@ -1372,7 +1372,9 @@ pub fn run_summary(args: &SummaryArgs) -> Result<()> {
     }
     writeln!(
         o,
-        "           min {:.0}, p25 {:.1}, p75 {:.1}, max {:.0}",
+        // Quartiles of integer scores are multiples of 0.25: shown exactly
+        // (68840.25, not 68840.2; 34109, not 34109.0).
+        "           min {:.0}, p25 {}, p75 {}, max {:.0}",
         score.min,
         score.quantile(0.25),
         score.quantile(0.75),
