@@ -55,6 +55,10 @@ def main(argv=None) -> int:
         p.error("--shards must be 0 (4 per cluster CPU) or more")
     if os.path.isdir(a.out):
         p.error(f"--out {a.out} is a directory, not a file (nothing was changed)")
+    if os.path.exists(a.out) and not os.path.isfile(a.out):
+        p.error(f"--out {a.out} is not a regular file (a device, FIFO or socket): the records are "
+                "renamed over --out at the end, so give a file name (drop7 play --out writes to "
+                "such a file in place) (nothing was changed)")
     if not a.force and os.path.exists(a.out) and os.path.getsize(a.out) > 0:
         p.error(f"--out {a.out} exists and is not empty: add --force to overwrite it "
                 "(nothing was changed)")
@@ -79,10 +83,13 @@ def main(argv=None) -> int:
             prefix=f".{os.path.basename(target)}.", suffix=".partial", delete=False)
     except OSError as e:
         p.error(f"--out {a.out}: cannot write a file there ({e.strerror or e}) (nothing was changed)")
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    on_sigterm()
     a.records_written = a.records_placed = False
     try:
         return run(a, ray, tmp, target)
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
     finally:
         tmp.close()
         if os.path.exists(tmp.name):
@@ -93,12 +100,20 @@ def main(argv=None) -> int:
                 os.unlink(tmp.name)
 
 
+def on_sigterm():
+    """SIGTERM (a scheduler's cancel) ends the run as Ctrl-C does: through
+    the cleanup in `main` (Ray installs its own handler, so this is
+    installed again after `ray.init` and `ray.shutdown`)."""
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+
+
 def run(a, ray, tmp, target: str) -> int:
     """Plays the cohort of the checked arguments `a` on Ray and writes its
     records to `tmp`, then renames it over `target` (``a.out`` resolved)."""
     shard_task = ray.remote(num_cpus=1)(play_shard)
 
     ray.init(address=a.address, include_dashboard=False, log_to_driver=False)
+    on_sigterm()
     cpus = int(ray.cluster_resources().get("CPU", 1))
     shards = max(1, min(a.games, a.shards or 4 * cpus))
     seeds = [(a.seed_start + i) % 2**32 for i in range(a.games)]  # wrap as drop7 play does
@@ -115,28 +130,40 @@ def run(a, ray, tmp, target: str) -> int:
         r["cohortSeedStart"] = f"0x{a.seed_start:08x}"
         r["cohortGames"] = a.games
     elapsed = time.perf_counter() - t0
-    with tmp as f:
-        for r in records:
-            f.write(json.dumps(r, separators=(",", ":")) + "\n")
+    try:
+        with tmp as f:
+            for r in records:
+                f.write(json.dumps(r, separators=(",", ":")) + "\n")
+    except OSError as e:  # a full disk: one line, not a traceback
+        ray.shutdown()
+        print(f"error: cannot write the records beside --out {a.out} ({e.strerror or e}); "
+              "nothing was changed", file=sys.stderr)
+        return 1
     a.records_written = True
     moves = sum(r["moves"] for r in records)
     mean = sum(r["score"] for r in records) / len(records)
     print(f"{len(records)} games in {shards} Ray tasks on {cpus} CPUs: mean score {mean:.1f}, "
           f"{moves} moves, {elapsed:.2f} s", file=sys.stderr)
     ray.shutdown()
+    on_sigterm()
     try:
         # The mode of a new file (a temporary file is made owner-only), or
         # the replaced file's.
         umask = os.umask(0)
         os.umask(umask)
         mode = os.stat(target).st_mode & 0o7777 if os.path.isfile(target) else 0o666 & ~umask
-        os.chmod(tmp.name, mode)
+        try:
+            os.chmod(tmp.name, mode)
+        except OSError:  # a file system without modes (vfat, some CIFS mounts)
+            pass
         placed, why = place(tmp.name, target, a.force, a.empty_at_start)
     except OSError as e:  # e.g. --out made a directory meanwhile, a full disk
-        placed, why = keep_beside(tmp.name, target), f"could not be replaced ({e})"
+        verb = "replaced" if os.path.lexists(target) else "made"
+        placed, why = keep_beside(tmp.name, target), f"could not be {verb} ({e})"
     a.records_placed = placed != tmp.name
     if placed != target:
-        print(f"error: --out {a.out} {why} and is kept; the {len(records)} records are in {placed}",
+        kept = " and is kept" if os.path.lexists(target) else ""
+        print(f"error: --out {a.out} {why}{kept}; the {len(records)} records are in {placed}",
               file=sys.stderr)
         return 1
     return 0
@@ -151,12 +178,11 @@ def place(tmp_name: str, target: str, force: bool, empty_at_start: bool) -> tupl
     first game runs). Then the records go to a new file beside it:
     `(that file, why)`. Raises `OSError` if a file system call fails."""
     if force:
-        if locked(target):
-            return keep_beside(tmp_name, target), "is locked by another process (a running drop7 play?)"
-        os.replace(tmp_name, target)
-        return target, None
+        if replace_if_unlocked(tmp_name, target, only_if_empty=False):
+            return target, None
+        return keep_beside(tmp_name, target), "is locked by another process (a running drop7 play?)"
     changed = "was written or locked by another process during the run (no --force)"
-    if empty_at_start and replace_if_empty_and_unlocked(tmp_name, target):
+    if empty_at_start and replace_if_unlocked(tmp_name, target, only_if_empty=True):
         return target, None
     try:
         os.link(tmp_name, target)  # creates `target` only if it is still absent
@@ -190,37 +216,29 @@ def keep_beside(tmp_name: str, target: str) -> str:
         return tmp_name
 
 
-def locked(target: str) -> bool:
-    """Whether another process holds `target` flock-locked (`drop7 play
-    --out` locks its file for the whole run). False when it cannot be told:
-    no such file, no `fcntl` (not POSIX), or a file system without locks."""
-    try:
-        import fcntl
-    except ImportError:
-        return False
-    try:
-        with open(target, "rb") as f:
-            fcntl.flock(f, fcntl.LOCK_SH | fcntl.LOCK_NB)
-    except BlockingIOError:
-        return True
-    except OSError:
-        return False
-    return False
-
-
-def replace_if_empty_and_unlocked(tmp_name: str, target: str) -> bool:
-    """Renames `tmp_name` over `target` if `target` is still an empty file
-    that no other process holds locked (`drop7 play --out` locks its file
-    with flock for the whole run); where flock works, the lock is held across
-    the rename. A file that cannot be opened is left to the caller."""
+def replace_if_unlocked(tmp_name: str, target: str, only_if_empty: bool) -> bool:
+    """Renames `tmp_name` over `target` unless another process holds
+    `target` flock-locked (`drop7 play --out` locks its file for the whole
+    run) or, with `only_if_empty`, `target` is no longer an empty file; where
+    flock works the lock is held across the rename, so no `drop7 play` can
+    start writing into the file being replaced. `target` is a regular file
+    or absent (`main` refuses any other --out)."""
     try:
         import fcntl
     except ImportError:  # not POSIX: no lock to check, and an open file cannot be replaced
         fcntl = None
     try:
         f = open(target, "rb")
-    except OSError:
-        return False
+    except FileNotFoundError:
+        if only_if_empty:
+            return False
+        os.replace(tmp_name, target)
+        return True
+    except OSError:  # cannot be read: no lock to check; only --force replaces it
+        if only_if_empty:
+            return False
+        os.replace(tmp_name, target)
+        return True
     with f:
         if fcntl is not None:
             try:
@@ -230,12 +248,12 @@ def replace_if_empty_and_unlocked(tmp_name: str, target: str) -> bool:
             except OSError:  # no locks on this file system (ENOLCK, ...): nothing to check
                 pass
         st = os.fstat(f.fileno())
-        if st.st_size != 0 or not os.path.samestat(st, os.stat(target)):
+        if not os.path.samestat(st, os.stat(target)) or (only_if_empty and st.st_size != 0):
             return False
         if fcntl is not None:
             os.replace(tmp_name, target)
             return True
-    if os.path.getsize(target) != 0:
+    if only_if_empty and os.path.getsize(target) != 0:
         return False
     os.replace(tmp_name, target)
     return True

@@ -110,6 +110,23 @@ def test_ray_cohort_keeps_an_existing_out_without_force(tmp_path):
     assert out.read_text() == "precious\n"
 
 
+def test_ray_cohort_refuses_an_out_that_is_not_a_regular_file(tmp_path):
+    """A FIFO (or a device) --out is refused before Ray starts, with or
+    without --force: the records are renamed over --out at the end, which
+    would replace the FIFO or device node itself (an open of a FIFO could
+    also block for ever)."""
+    fifo = tmp_path / "fifo"
+    __import__("os").mkfifo(fifo)
+    for extra in ([], ["--force"]):
+        r = subprocess.run(
+            [sys.executable, str(EXAMPLE), "--games", "3", *extra, "--out", str(fifo)],
+            capture_output=True, text=True, timeout=120,
+        )
+        assert r.returncode == 2, r.stderr[-2000:]
+        assert "is not a regular file" in r.stderr and "Traceback" not in r.stderr
+        assert fifo.is_fifo() and sorted(tmp_path.iterdir()) == [fifo]
+
+
 def _fake_ray(tmp_path):
     """A stand-in `ray` module that runs the shards in this process; when the
     results are collected it writes the --out (RACE=write) or, as a `drop7

@@ -77,17 +77,23 @@ pub(crate) fn json_object(text: &str) -> Result<serde_json::Map<String, Value>, 
         Ok(Value::Object(m)) => Ok(m),
         Ok(_) => err("not a JSON object"),
         Err(e) if e.is_eof() => err(format!("truncated JSON ({e})")),
-        Err(e) if e.line() > 1 && first_line_is_object(text) => err(format!(
+        Err(e) if e.line() > 1 && looks_like_json_lines(text, e.line()) => err(format!(
             "invalid JSON ({e}): one JSON object per line, as in a JSON-lines file (records or a trace), not one JSON document"
         )),
         Err(e) => err(format!("invalid JSON ({e})")),
     }
 }
 
-/// Whether the text's first line alone is a JSON object (a JSON-lines file).
-fn first_line_is_object(text: &str) -> bool {
-    let first = text.lines().next().unwrap_or("");
+/// Whether the text looks like a JSON-lines file: its first line alone is
+/// a JSON object, and the line the parser stopped at starts another.
+fn looks_like_json_lines(text: &str, error_line: usize) -> bool {
+    let mut lines = text.lines();
+    let first = lines.next().unwrap_or("");
     matches!(serde_json::from_str::<Value>(first), Ok(Value::Object(_)))
+        && text
+            .lines()
+            .nth(error_line - 1)
+            .is_some_and(|l| l.trim_start().starts_with('{'))
 }
 
 pub(crate) fn field<'a>(
@@ -275,5 +281,9 @@ mod tests {
             .to_string();
         assert!(!e.contains("JSON-lines"), "{e}");
         assert!(json_object("{\"seed\":1}\n").is_ok());
+        let e = json_object("{\"seed\":1}\ngarbage\n")
+            .unwrap_err()
+            .to_string();
+        assert!(!e.contains("JSON-lines"), "{e}");
     }
 }

@@ -540,6 +540,16 @@ struct Bucket {
     hi: f64,
 }
 
+/// A value as its shortest exact decimal (68840.25, 34109), all digits
+/// from 2^53 up (18446744073709551616, not 18446744073709552000).
+fn exact(v: f64) -> String {
+    if v.abs() < 9_007_199_254_740_992.0 {
+        format!("{v}")
+    } else {
+        format!("{v:.0}")
+    }
+}
+
 fn round_key(v: i64) -> i64 {
     let a = v.unsigned_abs();
     if a < 1 << 24 {
@@ -1376,8 +1386,8 @@ pub fn run_summary(args: &SummaryArgs) -> Result<()> {
         // (68840.25, not 68840.2; 34109, not 34109.0).
         "           min {:.0}, p25 {}, p75 {}, max {:.0}",
         score.min,
-        score.quantile(0.25),
-        score.quantile(0.75),
+        exact(score.quantile(0.25)),
+        exact(score.quantile(0.75)),
         score.max
     )?;
     writeln!(
@@ -2256,6 +2266,9 @@ mod tests {
             }
             assert_eq!(same.mean(), x);
         }
+        assert_eq!(exact(68_840.25), "68840.25");
+        assert_eq!(exact(34_109.0), "34109");
+        assert_eq!(exact(2f64.powi(64)), "18446744073709551616");
         // A paired delta of -2^63 (a u64 score of 2^63 against 0) is its own key.
         assert_eq!(round_key(i64::MIN), i64::MIN);
         // Against the type-7 formula in exact rationals, on many n and p.

@@ -435,6 +435,9 @@ pub fn run(args: &PlayArgs) -> Result<()> {
         failed_file.set(Some(Failed::Out));
         w.flush().map_err(io_context)?;
         super::trace::file::sync(w.get_ref()).map_err(io_context)?;
+        if let Some(path) = &args.out {
+            rescue_if_replaced(w.get_ref(), path)?;
+        }
     }
     if summary.interrupted {
         let signal = signals.which();
@@ -876,6 +879,63 @@ pub(super) fn open_locked(path: &Path, flag: &str, new: &mut NewFiles) -> Result
     Ok(file)
 }
 
+/// At the end of a run: if another process renamed a file over `path` or
+/// removed it during the run (`mv other.jsonl OUT`), the records went to a
+/// file without a name. They are copied to a new file beside `path`, named
+/// in the error, so that nothing this run wrote is lost.
+fn rescue_if_replaced(file: &File, path: &Path) -> Result<()> {
+    if still_named(file, path) {
+        return Ok(());
+    }
+    let shown = path.display();
+    let mut reader = file;
+    let mut records = Vec::new();
+    let read = reader
+        .seek(SeekFrom::Start(0))
+        .and_then(|_| io::Read::read_to_end(&mut reader, &mut records));
+    let name = path
+        .file_name()
+        .map_or_else(|| "out".to_string(), |n| n.to_string_lossy().into_owned());
+    let rescued = path.with_file_name(format!("{name}.rescued-{}.jsonl", std::process::id()));
+    let saved = read.and_then(|_| {
+        let mut f = OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&rescued)?;
+        f.write_all(&records)?;
+        f.sync_all()
+    });
+    match saved {
+        Ok(()) => bail!(
+            "--out {shown} was replaced or removed by another process during the run: its file is kept as it is, and this run's records are in {}",
+            rescued.display()
+        ),
+        Err(e) => bail!(
+            "--out {shown} was replaced or removed by another process during the run, and this run's records could not be saved beside it ({e})"
+        ),
+    }
+}
+
+/// Whether `path` is this process's standard output (same device and
+/// inode: `/dev/stdout`, `/proc/self/fd/1`, or the file stdout is
+/// redirected to).
+fn is_stdout(path: &Path) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::fd::AsFd;
+        io::stdout()
+            .as_fd()
+            .try_clone_to_owned()
+            .is_ok_and(|fd| still_named(&File::from(fd), path))
+            && std::fs::metadata(path).is_ok()
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = path;
+        false
+    }
+}
+
 /// Whether `path` still names the open `file` (same device and inode).
 fn still_named(file: &File, path: &Path) -> bool {
     #[cfg(unix)]
@@ -1078,7 +1138,14 @@ fn print_summary(
         .as_deref()
         .and_then(|s| parse_shard(s).ok())
         .map_or_else(String::new, |(i, n)| format!("shard {i}/{n}, "));
-    let mut o = io::stdout().lock();
+    // `--out /dev/stdout > FILE`: the records own standard output (a
+    // summary written there too would overwrite the first records), so the
+    // summary goes to standard error.
+    let mut o: Box<dyn Write> = if out.is_some_and(is_stdout) {
+        Box::new(io::stderr().lock())
+    } else {
+        Box::new(io::stdout().lock())
+    };
     writeln!(
         o,
         "games      {} ({shard}seeds {seeds}, policy {}, driver {}, move cap {})",
@@ -1219,6 +1286,38 @@ mod tests {
         assert_eq!(still_named(&file, &out), !cfg!(unix));
         std::fs::remove_file(&out).unwrap();
         assert_eq!(still_named(&file, &out), !cfg!(unix));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// Records written to an --out that was renamed over during the run are
+    /// copied beside it at the end; the other process's file is untouched.
+    #[cfg(unix)]
+    #[test]
+    fn records_of_a_replaced_out_are_rescued() {
+        let dir = std::env::temp_dir().join(format!("drop7-play-rescue-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let (out, other) = (dir.join("out.jsonl"), dir.join("other.jsonl"));
+        let mut file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create_new(true)
+            .open(&out)
+            .unwrap();
+        file.write_all(b"{\"seed\":\"0x00000001\"}\n").unwrap();
+        rescue_if_replaced(&file, &out).unwrap();
+        std::fs::write(&other, "theirs\n").unwrap();
+        std::fs::rename(&other, &out).unwrap();
+        let e = rescue_if_replaced(&file, &out).unwrap_err().to_string();
+        let rescued = dir.join(format!("out.jsonl.rescued-{}.jsonl", std::process::id()));
+        assert!(
+            e.ends_with(&format!("this run's records are in {}", rescued.display())),
+            "{e}"
+        );
+        assert_eq!(
+            std::fs::read_to_string(&rescued).unwrap(),
+            "{\"seed\":\"0x00000001\"}\n"
+        );
+        assert_eq!(std::fs::read_to_string(&out).unwrap(), "theirs\n");
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }
