@@ -18,6 +18,7 @@ import argparse
 import json
 import os
 import signal
+import stat
 import sys
 import tempfile
 import time
@@ -219,40 +220,48 @@ def keep_beside(tmp_name: str, target: str) -> str:
 def replace_if_unlocked(tmp_name: str, target: str, only_if_empty: bool) -> bool:
     """Renames `tmp_name` over `target` unless another process holds
     `target` flock-locked (`drop7 play --out` locks its file for the whole
-    run) or, with `only_if_empty`, `target` is no longer an empty file; where
-    flock works the lock is held across the rename, so no `drop7 play` can
-    start writing into the file being replaced. `target` is a regular file
-    or absent (`main` refuses any other --out)."""
+    run) or, with `only_if_empty`, `target` is no longer an empty regular
+    file; where flock works the lock is held across the rename, so no
+    `drop7 play` can start writing into the file being replaced. Without
+    `only_if_empty` (--force) a file that cannot be opened is replaced."""
     try:
         import fcntl
     except ImportError:  # not POSIX: no lock to check, and an open file cannot be replaced
         fcntl = None
+    nonblock = getattr(os, "O_NONBLOCK", 0)  # a FIFO made there meanwhile must not block
     try:
-        f = open(target, "rb")
+        try:  # for writing where possible: NFS grants an exclusive flock only then
+            fd = os.open(target, os.O_RDWR | nonblock)
+        except PermissionError:
+            fd = os.open(target, os.O_RDONLY | nonblock)
     except FileNotFoundError:
         if only_if_empty:
             return False
         os.replace(tmp_name, target)
         return True
-    except OSError:  # cannot be read: no lock to check; only --force replaces it
+    except OSError:  # cannot be opened: no lock to check; only --force replaces it
         if only_if_empty:
             return False
         os.replace(tmp_name, target)
         return True
-    with f:
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            return False
         if fcntl is not None:
             try:
-                fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except BlockingIOError:  # held: a drop7 play --out is running
                 return False
             except OSError:  # no locks on this file system (ENOLCK, ...): nothing to check
                 pass
-        st = os.fstat(f.fileno())
         if not os.path.samestat(st, os.stat(target)) or (only_if_empty and st.st_size != 0):
             return False
         if fcntl is not None:
             os.replace(tmp_name, target)
             return True
+    finally:
+        os.close(fd)
     if only_if_empty and os.path.getsize(target) != 0:
         return False
     os.replace(tmp_name, target)

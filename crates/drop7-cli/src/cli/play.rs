@@ -436,7 +436,7 @@ pub fn run(args: &PlayArgs) -> Result<()> {
         w.flush().map_err(io_context)?;
         super::trace::file::sync(w.get_ref()).map_err(io_context)?;
         if let Some(path) = &args.out {
-            rescue_if_replaced(w.get_ref(), path)?;
+            rescue_if_unlinked(w.get_ref(), path)?;
         }
     }
     if summary.interrupted {
@@ -743,7 +743,9 @@ struct Kept {
 /// start loses nothing already written.
 #[derive(Default)]
 pub struct NewFiles {
-    created: Vec<PathBuf>,
+    /// (With a handle: a path that no longer names the file made, e.g.
+    /// another process's file renamed over it, is not removed.)
+    created: Vec<(PathBuf, Option<File>)>,
     /// Folders created for the run (a new `--tapes` folder and its new
     /// parents, outermost first): removed, if still empty, when it cannot start.
     created_dirs: Vec<PathBuf>,
@@ -817,8 +819,10 @@ impl NewFiles {
 
 impl Drop for NewFiles {
     fn drop(&mut self) {
-        for path in self.created.drain(..) {
-            let _ = std::fs::remove_file(path);
+        for (path, file) in self.created.drain(..) {
+            if file.as_ref().is_none_or(|f| still_named(f, &path)) {
+                let _ = std::fs::remove_file(path);
+            }
         }
         // Innermost first; `remove_dir` leaves a folder that is not empty.
         for dir in self.created_dirs.drain(..).rev() {
@@ -839,7 +843,7 @@ pub(super) fn open_locked(path: &Path, flag: &str, new: &mut NewFiles) -> Result
     // file, a device, a link) is opened as before and never removed.
     let file = match options.clone().create_new(true).open(path) {
         Ok(f) => {
-            new.created.push(path.to_path_buf());
+            new.created.push((path.to_path_buf(), f.try_clone().ok()));
             f
         }
         Err(_) if is_fifo(path) => open_fifo_with_reader(path, flag)?,
@@ -852,7 +856,7 @@ pub(super) fn open_locked(path: &Path, flag: &str, new: &mut NewFiles) -> Result
     // When the path turns out to be another process's file, it is not this
     // run's to remove.
     let disown = |new: &mut NewFiles| {
-        if new.created.last().is_some_and(|p| p == path) {
+        if new.created.last().is_some_and(|(p, _)| p == path) {
             new.created.pop();
         }
     };
@@ -881,30 +885,50 @@ pub(super) fn open_locked(path: &Path, flag: &str, new: &mut NewFiles) -> Result
 
 /// At the end of a run: if another process renamed a file over `path` or
 /// removed it during the run (`mv other.jsonl OUT`), the records went to a
-/// file without a name. They are copied to a new file beside `path`, named
-/// in the error, so that nothing this run wrote is lost.
-fn rescue_if_replaced(file: &File, path: &Path) -> Result<()> {
-    if still_named(file, path) {
+/// file that no longer has any name (no link left). They are copied to a
+/// new file beside `path`, named in the error, so that nothing this run
+/// wrote is lost. A file that still has a name (moved, behind a retargeted
+/// symlink, a device or FIFO) is left alone.
+pub(super) fn rescue_if_unlinked(file: &File, path: &Path) -> Result<()> {
+    if !unlinked(file) {
         return Ok(());
     }
     let shown = path.display();
-    let mut reader = file;
-    let mut records = Vec::new();
-    let read = reader
-        .seek(SeekFrom::Start(0))
-        .and_then(|_| io::Read::read_to_end(&mut reader, &mut records));
     let name = path
         .file_name()
         .map_or_else(|| "out".to_string(), |n| n.to_string_lossy().into_owned());
-    let rescued = path.with_file_name(format!("{name}.rescued-{}.jsonl", std::process::id()));
-    let saved = read.and_then(|_| {
-        let mut f = OpenOptions::new()
+    let mut saved = Err(io::Error::other("no free name"));
+    let mut rescued = path.to_path_buf();
+    for n in 0..100u32 {
+        let suffix = if n == 0 {
+            String::new()
+        } else {
+            format!("-{n}")
+        };
+        rescued = path.with_file_name(format!(
+            "{name}.rescued-{}{suffix}.jsonl",
+            std::process::id()
+        ));
+        match OpenOptions::new()
             .write(true)
             .create_new(true)
-            .open(&rescued)?;
-        f.write_all(&records)?;
-        f.sync_all()
-    });
+            .open(&rescued)
+        {
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
+            Err(e) => {
+                saved = Err(e);
+                break;
+            }
+            Ok(mut f) => {
+                let mut reader = file;
+                saved = reader
+                    .seek(SeekFrom::Start(0))
+                    .and_then(|_| io::copy(&mut reader, &mut f))
+                    .and_then(|_| f.sync_all());
+                break;
+            }
+        }
+    }
     match saved {
         Ok(()) => bail!(
             "--out {shown} was replaced or removed by another process during the run: its file is kept as it is, and this run's records are in {}",
@@ -916,10 +940,25 @@ fn rescue_if_replaced(file: &File, path: &Path) -> Result<()> {
     }
 }
 
+/// Whether the open `file` has no name left (a regular file whose last
+/// link was removed or renamed over).
+fn unlinked(file: &File) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        file.metadata().is_ok_and(|m| m.is_file() && m.nlink() == 0)
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = file;
+        false
+    }
+}
+
 /// Whether `path` is this process's standard output (same device and
 /// inode: `/dev/stdout`, `/proc/self/fd/1`, or the file stdout is
 /// redirected to).
-fn is_stdout(path: &Path) -> bool {
+pub(super) fn is_stdout(path: &Path) -> bool {
     #[cfg(unix)]
     {
         use std::os::fd::AsFd;
@@ -1138,14 +1177,15 @@ fn print_summary(
         .as_deref()
         .and_then(|s| parse_shard(s).ok())
         .map_or_else(String::new, |(i, n)| format!("shard {i}/{n}, "));
-    // `--out /dev/stdout > FILE`: the records own standard output (a
-    // summary written there too would overwrite the first records), so the
-    // summary goes to standard error.
-    let mut o: Box<dyn Write> = if out.is_some_and(is_stdout) {
-        Box::new(io::stderr().lock())
-    } else {
-        Box::new(io::stdout().lock())
-    };
+    // `--out /dev/stdout > FILE` (or `--trace`): the records own standard
+    // output (a summary written there too would overwrite the first ones),
+    // so the summary goes to standard error.
+    let mut o: Box<dyn Write> =
+        if out.is_some_and(is_stdout) || args.trace.as_deref().is_some_and(is_stdout) {
+            Box::new(io::stderr().lock())
+        } else {
+            Box::new(io::stdout().lock())
+        };
     writeln!(
         o,
         "games      {} ({shard}seeds {seeds}, policy {}, driver {}, move cap {})",
@@ -1294,6 +1334,7 @@ mod tests {
     #[cfg(unix)]
     #[test]
     fn records_of_a_replaced_out_are_rescued() {
+        // (A file that was only moved keeps its records: no rescue.)
         let dir = std::env::temp_dir().join(format!("drop7-play-rescue-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let (out, other) = (dir.join("out.jsonl"), dir.join("other.jsonl"));
@@ -1304,10 +1345,14 @@ mod tests {
             .open(&out)
             .unwrap();
         file.write_all(b"{\"seed\":\"0x00000001\"}\n").unwrap();
-        rescue_if_replaced(&file, &out).unwrap();
+        rescue_if_unlinked(&file, &out).unwrap();
+        let moved = dir.join("moved.jsonl");
+        std::fs::rename(&out, &moved).unwrap();
+        rescue_if_unlinked(&file, &out).unwrap();
+        std::fs::rename(&moved, &out).unwrap();
         std::fs::write(&other, "theirs\n").unwrap();
         std::fs::rename(&other, &out).unwrap();
-        let e = rescue_if_replaced(&file, &out).unwrap_err().to_string();
+        let e = rescue_if_unlinked(&file, &out).unwrap_err().to_string();
         let rescued = dir.join(format!("out.jsonl.rescued-{}.jsonl", std::process::id()));
         assert!(
             e.ends_with(&format!("this run's records are in {}", rescued.display())),

@@ -596,6 +596,9 @@ pub fn run(
     }
     if let Some(mut w) = writer {
         w.flush().with_context(out_shown)?;
+        if let Some(path) = out {
+            super::play::rescue_if_unlinked(w.get_ref(), path)?;
+        }
     }
     o.push_str(&format!(
         "rounds     {} (policy {}, engine {}), mean score {:.1}, {:.3} s\n",
@@ -614,11 +617,25 @@ pub fn run(
     if let Some(t) = trace {
         o.push_str(&format!("trace      {}\n", t.display()));
     }
-    let mut stdout = io::stdout().lock();
-    stdout
-        .write_all(o.as_bytes())
-        .and_then(|()| stdout.flush())
-        .context("writing to stdout")?;
+    // `--out /dev/stdout` (or `--trace`): the summary must not overwrite the
+    // records there, so it goes to standard error.
+    let to_stderr = [out, trace]
+        .into_iter()
+        .flatten()
+        .any(super::play::is_stdout);
+    if to_stderr {
+        let mut stderr = io::stderr().lock();
+        stderr
+            .write_all(o.as_bytes())
+            .and_then(|()| stderr.flush())
+            .context("writing to stderr")?;
+    } else {
+        let mut stdout = io::stdout().lock();
+        stdout
+            .write_all(o.as_bytes())
+            .and_then(|()| stdout.flush())
+            .context("writing to stdout")?;
+    }
     if let PolicySpec::D7p(cmd) = &setup.policy {
         super::d7p::check_gave_up(cmd)?;
     }
