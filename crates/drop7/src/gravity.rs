@@ -219,7 +219,10 @@ impl CpuFacts {
         #[cfg(target_arch = "x86_64")]
         {
             use std::arch::x86_64::__cpuid;
-            let (leaf0, leaf1) = (__cpuid(0), __cpuid(1));
+            // SAFETY: every x86-64 CPU has CPUID with leaves 0 and 1. (Rust
+            // 1.94+ declares `__cpuid` safe; the block keeps 1.88 building.)
+            #[allow(unused_unsafe)]
+            let (leaf0, leaf1) = unsafe { (__cpuid(0), __cpuid(1)) };
             let mut vendor = [0u8; 12];
             vendor[0..4].copy_from_slice(&leaf0.ebx.to_le_bytes());
             vendor[4..8].copy_from_slice(&leaf0.edx.to_le_bytes());
