@@ -234,12 +234,7 @@ def replace_if_unlocked(tmp_name: str, target: str, only_if_empty: bool) -> bool
             fd = os.open(target, os.O_RDWR | nonblock)
         except PermissionError:
             fd = os.open(target, os.O_RDONLY | nonblock)
-    except FileNotFoundError:
-        if only_if_empty:
-            return False
-        os.replace(tmp_name, target)
-        return True
-    except OSError:  # cannot be opened: no lock to check; only --force replaces it
+    except OSError:  # absent, or cannot be opened: no lock to check; only --force replaces it
         if only_if_empty:
             return False
         os.replace(tmp_name, target)
@@ -262,9 +257,7 @@ def replace_if_unlocked(tmp_name: str, target: str, only_if_empty: bool) -> bool
             return True
     finally:
         os.close(fd)
-    if only_if_empty and os.path.getsize(target) != 0:
-        return False
-    os.replace(tmp_name, target)
+    os.replace(tmp_name, target)  # (no fcntl: checked above, renamed once closed)
     return True
 
 

@@ -90,9 +90,8 @@ fn looks_like_json_lines(text: &str, error_line: usize) -> bool {
     let mut lines = text.lines();
     let first = lines.next().unwrap_or("");
     matches!(serde_json::from_str::<Value>(first), Ok(Value::Object(_)))
-        && text
-            .lines()
-            .nth(error_line - 1)
+        && lines
+            .nth(error_line.saturating_sub(2))
             .is_some_and(|l| l.trim_start().starts_with('{'))
 }
 

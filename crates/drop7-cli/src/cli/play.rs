@@ -955,6 +955,20 @@ fn unlinked(file: &File) -> bool {
     }
 }
 
+/// Where a run's summary goes, and that stream's name: standard output,
+/// but standard error when one of the run's `outputs` (`--out`, `--trace`)
+/// is standard output (`--out /dev/stdout > FILE`), whose records a summary
+/// written there too would overwrite.
+pub(super) fn summary_sink<'a>(
+    outputs: impl IntoIterator<Item = Option<&'a Path>>,
+) -> (Box<dyn Write>, &'static str) {
+    if outputs.into_iter().flatten().any(is_stdout) {
+        (Box::new(io::stderr().lock()), "stderr")
+    } else {
+        (Box::new(io::stdout().lock()), "stdout")
+    }
+}
+
 /// Whether `path` is this process's standard output (same device and
 /// inode: `/dev/stdout`, `/proc/self/fd/1`, or the file stdout is
 /// redirected to).
@@ -1177,15 +1191,7 @@ fn print_summary(
         .as_deref()
         .and_then(|s| parse_shard(s).ok())
         .map_or_else(String::new, |(i, n)| format!("shard {i}/{n}, "));
-    // `--out /dev/stdout > FILE` (or `--trace`): the records own standard
-    // output (a summary written there too would overwrite the first ones),
-    // so the summary goes to standard error.
-    let mut o: Box<dyn Write> =
-        if out.is_some_and(is_stdout) || args.trace.as_deref().is_some_and(is_stdout) {
-            Box::new(io::stderr().lock())
-        } else {
-            Box::new(io::stdout().lock())
-        };
+    let (mut o, _) = summary_sink([out, args.trace.as_deref()]);
     writeln!(
         o,
         "games      {} ({shard}seeds {seeds}, policy {}, driver {}, move cap {})",
@@ -1268,11 +1274,17 @@ fn print_summary(
 mod tests {
     use super::*;
 
+    /// An empty scratch folder for one test.
+    fn scratch(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("drop7-play-{name}-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
     /// `--resume` is suggested only for regular files that records reached.
     #[test]
     fn a_failed_write_suggests_resume_only_when_it_can() {
-        let dir = std::env::temp_dir().join(format!("drop7-play-note-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = scratch("note");
         let (empty, full) = (dir.join("empty.jsonl"), dir.join("full.jsonl"));
         std::fs::write(&empty, "").unwrap();
         std::fs::write(&full, "{\"seed\":\"0x00000001\"}\n").unwrap();
@@ -1311,8 +1323,7 @@ mod tests {
     /// this run opened it no longer names the open file.
     #[test]
     fn a_replaced_out_is_noticed() {
-        let dir = std::env::temp_dir().join(format!("drop7-play-named-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = scratch("named");
         let (out, other) = (dir.join("out.jsonl"), dir.join("other.jsonl"));
         std::fs::write(&out, "").unwrap();
         let file = File::open(&out).unwrap();
@@ -1335,8 +1346,7 @@ mod tests {
     #[test]
     fn records_of_a_replaced_out_are_rescued() {
         // (A file that was only moved keeps its records: no rescue.)
-        let dir = std::env::temp_dir().join(format!("drop7-play-rescue-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = scratch("rescue");
         let (out, other) = (dir.join("out.jsonl"), dir.join("other.jsonl"));
         let mut file = OpenOptions::new()
             .read(true)

@@ -617,25 +617,10 @@ pub fn run(
     if let Some(t) = trace {
         o.push_str(&format!("trace      {}\n", t.display()));
     }
-    // `--out /dev/stdout` (or `--trace`): the summary must not overwrite the
-    // records there, so it goes to standard error.
-    let to_stderr = [out, trace]
-        .into_iter()
-        .flatten()
-        .any(super::play::is_stdout);
-    if to_stderr {
-        let mut stderr = io::stderr().lock();
-        stderr
-            .write_all(o.as_bytes())
-            .and_then(|()| stderr.flush())
-            .context("writing to stderr")?;
-    } else {
-        let mut stdout = io::stdout().lock();
-        stdout
-            .write_all(o.as_bytes())
-            .and_then(|()| stdout.flush())
-            .context("writing to stdout")?;
-    }
+    let (mut sink, name) = super::play::summary_sink([out, trace]);
+    sink.write_all(o.as_bytes())
+        .and_then(|()| sink.flush())
+        .with_context(|| format!("writing to {name}"))?;
     if let PolicySpec::D7p(cmd) = &setup.policy {
         super::d7p::check_gave_up(cmd)?;
     }
