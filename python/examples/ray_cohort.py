@@ -115,8 +115,11 @@ def run(a, ray, tmp, target: str) -> int:
 
     ray.init(address=a.address, include_dashboard=False, log_to_driver=False)
     on_sigterm()
-    cpus = int(ray.cluster_resources().get("CPU", 1))
-    shards = max(1, min(a.games, a.shards or 4 * cpus))
+    cpus = int(ray.cluster_resources().get("CPU", 0))
+    if cpus < 1:  # e.g. an autoscaling cluster before its first worker
+        print("warning: the Ray cluster has no CPUs yet: the tasks wait until it has some "
+              "(Ctrl-C stops the run)", file=sys.stderr)
+    shards = max(1, min(a.games, a.shards or 4 * max(cpus, 1)))
     seeds = [(a.seed_start + i) % 2**32 for i in range(a.games)]  # wrap as drop7 play does
     bounds = [a.games * k // shards for k in range(shards + 1)]
     t0 = time.perf_counter()
@@ -135,6 +138,8 @@ def run(a, ray, tmp, target: str) -> int:
         with tmp as f:
             for r in records:
                 f.write(json.dumps(r, separators=(",", ":")) + "\n")
+            f.flush()
+            os.fsync(f.fileno())  # on disk before the rename makes them --out
     except OSError as e:  # a full disk: one line, not a traceback
         ray.shutdown()
         print(f"error: cannot write the records beside --out {a.out} ({e.strerror or e}); "

@@ -141,13 +141,17 @@ def _fake_ray(tmp_path):
         "    def remote(self, *a): return self.fn(*a)\n"
         "def remote(**_): return _Task\n"
         "def init(**_): pass\n"
-        "def cluster_resources(): return {'CPU': 1}\n"
+        "def cluster_resources():\n"
+        "    n = int(os.environ.get('FAKE_CPUS', '1'))\n"
+        "    return {'CPU': float(n)} if n else {}\n"
         "def shutdown(): pass\n"
         "_held = []\n"
         "def get(results):\n"
         "    out = os.environ['RACE_OUT']\n"
         "    if os.environ['RACE'] == 'write':\n"
         "        with open(out, 'w') as f: f.write('precious\\n')\n"
+        "    elif os.environ['RACE'] == 'none':\n"
+        "        pass\n"
         "    elif os.environ['RACE'] == 'dangling':\n"
         "        os.symlink(out + '.nowhere', out)\n"
         "    else:\n"
@@ -233,3 +237,20 @@ def test_ray_cohort_keeps_an_out_written_during_the_run(tmp_path):
     assert len(kept) == 1 and str(kept[0]) in r.stderr, r.stderr
     assert len(kept[0].read_text().splitlines()) == 3
     assert not [p for p in tmp_path.iterdir() if p.name.endswith(".partial")]
+
+
+def test_ray_cohort_warns_of_a_cluster_without_cpus(tmp_path):
+    """A cluster with no CPUs yet (an autoscaler's, before its first worker)
+    is named in a warning, as the tasks then wait for one; the run still
+    writes its records."""
+    out = tmp_path / "ray.jsonl"
+    env = {**__import__("os").environ, "PYTHONPATH": str(_fake_ray(tmp_path)),
+           "RACE_OUT": str(out), "RACE": "none", "FAKE_CPUS": "0"}
+    r = subprocess.run(
+        [sys.executable, str(EXAMPLE), "--policy", "random", "--games", "3", "--out", str(out)],
+        capture_output=True, text=True, timeout=120, env=env,
+    )
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert "warning: the Ray cluster has no CPUs yet" in r.stderr, r.stderr
+    assert [json.loads(x)["seed"] for x in out.read_text().splitlines()] == \
+        ["0x00000001", "0x00000002", "0x00000003"]

@@ -843,6 +843,67 @@ fn a_second_writer_is_refused() {
     assert_eq!(stable(&out), stable(&want_file));
 }
 
+/// Files renamed over --out and --trace while a run writes them keep the
+/// other process's bytes; what this run wrote (records and trace lines up to
+/// the interruption) is copied beside each, and one error names both copies.
+#[cfg(unix)]
+#[test]
+fn replaced_out_and_trace_are_rescued() {
+    let dir = scratch("rescue");
+    let (out, trace) = (dir.join("r.jsonl"), dir.join("r.trace"));
+    let child = Command::new(env!("CARGO_BIN_EXE_drop7"))
+        .args(["play", "--policy", "fair:d2s3", "--games", "100000"])
+        .args(["--out", s(&out), "--trace", s(&trace)])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let non_empty = |p: &Path| std::fs::metadata(p).is_ok_and(|m| m.len() > 0);
+    let t = Instant::now();
+    while !(non_empty(&out) && non_empty(&trace)) && t.elapsed() < Duration::from_secs(120) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    for (path, theirs) in [(&out, "theirs\n"), (&trace, "their trace\n")] {
+        let other = dir.join("other");
+        std::fs::write(&other, theirs).unwrap();
+        std::fs::rename(&other, path).unwrap();
+    }
+    let pid = child.id().to_string();
+    Command::new("kill").args(["-INT", &pid]).status().unwrap();
+    let o = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    let rescued = |p: &Path| {
+        let name = p.file_name().unwrap().to_str().unwrap();
+        dir.join(format!("{name}.rescued-{pid}.jsonl"))
+    };
+    assert!(
+        err.contains(&format!(
+            "--out {} was replaced or removed by another process during the run: its file is kept as it is, and this run's records are in {}",
+            out.display(),
+            rescued(&out).display()
+        )) && err.contains(&format!(
+            "--trace {} was replaced or removed by another process during the run: its file is kept as it is, and this run's trace lines are in {}",
+            trace.display(),
+            rescued(&trace).display()
+        )),
+        "{err}"
+    );
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), "theirs\n");
+    assert_eq!(std::fs::read_to_string(&trace).unwrap(), "their trace\n");
+    let records = std::fs::read_to_string(rescued(&out)).unwrap();
+    assert!(!records.is_empty() && records.ends_with('\n'));
+    for line in records.lines() {
+        serde_json::from_str::<Value>(line).unwrap();
+    }
+    let lines = std::fs::read_to_string(rescued(&trace)).unwrap();
+    assert!(!lines.is_empty() && lines.ends_with('\n'));
+    for line in lines.lines() {
+        serde_json::from_str::<Value>(line).unwrap();
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 /// The text verdict says which way a delta above the floor goes (the sign of
 /// the mean delta alone was easy to misread); below the floor it says
 /// nothing of a direction.

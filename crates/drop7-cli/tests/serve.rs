@@ -112,6 +112,14 @@ fn errors_and_head() {
     let srv = serve();
     assert!(get(srv.1, "/nope.js").0.contains("404"));
     assert!(get(srv.1, "/../Cargo.toml").0.contains("404"));
+    // The absolute form (as sent to a proxy) names the same files.
+    let (status, _, body) = get(srv.1, &format!("http://127.0.0.1:{}/main.js", srv.1));
+    assert_eq!(status, "HTTP/1.1 200 OK");
+    assert_eq!(body, std::fs::read(dist().join("main.js")).unwrap());
+    let (status, _, body) = get(srv.1, "HTTP://x?seed=1");
+    assert_eq!(status, "HTTP/1.1 200 OK");
+    assert_eq!(body, std::fs::read(dist().join("index.html")).unwrap());
+    assert!(get(srv.1, "ftp://x/main.js").0.contains("404"));
     let (status, headers, body) = request(srv.1, b"HEAD /main.js HTTP/1.1\r\n\r\n");
     assert!(status.contains("200"));
     assert!(headers.contains("Content-Length: "));

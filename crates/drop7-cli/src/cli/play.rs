@@ -431,14 +431,20 @@ pub fn run(args: &PlayArgs) -> Result<()> {
         failed_file.set(Some(Failed::Trace));
         t.finish().map_err(io_context)?;
     }
-    if let Some(mut w) = writer {
+    if let Some(w) = writer.as_mut() {
         failed_file.set(Some(Failed::Out));
         w.flush().map_err(io_context)?;
         super::trace::file::sync(w.get_ref()).map_err(io_context)?;
-        if let Some(path) = &args.out {
-            rescue_if_unlinked(w.get_ref(), path)?;
-        }
     }
+    let mut written: Vec<(&File, &str, &Path)> = Vec::new();
+    if let (Some(w), Some(path)) = (&writer, &args.out) {
+        written.push((w.get_ref(), "--out", path));
+    }
+    if let Some(t) = &tracer {
+        let (file, path) = t.file();
+        written.push((file, "--trace", path));
+    }
+    rescue_all(&written)?;
     if summary.interrupted {
         let signal = signals.which();
         let done = kept.stats.games + summary.stats.games;
@@ -840,26 +846,34 @@ pub(super) fn open_locked(path: &Path, flag: &str, new: &mut NewFiles) -> Result
     let mut options = OpenOptions::new();
     options.read(true).write(true);
     // A new file is known to be this run's own; anything else (an existing
-    // file, a device, a link) is opened as before and never removed.
+    // file, a device, a link to a file) is opened as before and never removed.
+    let listed = new.created.len();
     let file = match options.clone().create_new(true).open(path) {
         Ok(f) => {
             new.created.push((path.to_path_buf(), f.try_clone().ok()));
             f
         }
         Err(_) if is_fifo(path) => open_fifo_with_reader(path, flag)?,
-        Err(_) => options
-            .create(true)
-            .truncate(false)
-            .open(path)
-            .with_context(|| format!("cannot open {flag} {shown}"))?,
+        Err(_) => {
+            // A dangling symlink: the open (through the link, so the
+            // kernel's symlink protections apply) makes the file it names,
+            // which is then this run's own, listed under its real name.
+            let dangling = std::fs::symlink_metadata(path).is_ok_and(|m| m.is_symlink())
+                && std::fs::metadata(path).is_err_and(|e| e.kind() == io::ErrorKind::NotFound);
+            let f = options
+                .create(true)
+                .truncate(false)
+                .open(path)
+                .with_context(|| format!("cannot open {flag} {shown}"))?;
+            if dangling && let Ok(real) = std::fs::canonicalize(path) {
+                new.created.push((real, f.try_clone().ok()));
+            }
+            f
+        }
     };
     // When the path turns out to be another process's file, it is not this
     // run's to remove.
-    let disown = |new: &mut NewFiles| {
-        if new.created.last().is_some_and(|(p, _)| p == path) {
-            new.created.pop();
-        }
-    };
+    let disown = |new: &mut NewFiles| new.created.truncate(listed);
     match file.try_lock_exclusive() {
         Ok(true) => {}
         Ok(false) => {
@@ -883,15 +897,16 @@ pub(super) fn open_locked(path: &Path, flag: &str, new: &mut NewFiles) -> Result
     Ok(file)
 }
 
-/// At the end of a run: if another process renamed a file over `path` or
-/// removed it during the run (`mv other.jsonl OUT`), the records went to a
-/// file that no longer has any name (no link left). They are copied to a
-/// new file beside `path`, named in the error, so that nothing this run
-/// wrote is lost. A file that still has a name (moved, behind a retargeted
-/// symlink, a device or FIFO) is left alone.
-pub(super) fn rescue_if_unlinked(file: &File, path: &Path) -> Result<()> {
+/// At the end of a run: if another process renamed a file over `path` (the
+/// run's `flag`, `--out` or `--trace`) or removed it during the run (`mv
+/// other.jsonl OUT`), what this run wrote went to a file that no longer has
+/// any name (no link left). It is copied to a new file beside `path` so
+/// that nothing this run wrote is lost, and the returned message names
+/// both. A file that still has a name (moved, behind a retargeted symlink, a
+/// device or FIFO) is left alone: `None`.
+pub(super) fn rescue_if_unlinked(file: &File, flag: &str, path: &Path) -> Option<String> {
     if !unlinked(file) {
-        return Ok(());
+        return None;
     }
     let shown = path.display();
     let name = path
@@ -929,14 +944,34 @@ pub(super) fn rescue_if_unlinked(file: &File, path: &Path) -> Result<()> {
             }
         }
     }
-    match saved {
-        Ok(()) => bail!(
-            "--out {shown} was replaced or removed by another process during the run: its file is kept as it is, and this run's records are in {}",
+    let what = if flag == "--trace" {
+        "trace lines"
+    } else {
+        "records"
+    };
+    Some(match saved {
+        Ok(()) => format!(
+            "{flag} {shown} was replaced or removed by another process during the run: its file is kept as it is, and this run's {what} are in {}",
             rescued.display()
         ),
-        Err(e) => bail!(
-            "--out {shown} was replaced or removed by another process during the run, and this run's records could not be saved beside it ({e})"
+        Err(e) => format!(
+            "{flag} {shown} was replaced or removed by another process during the run, and this run's {what} could not be saved beside it ({e})"
         ),
+    })
+}
+
+/// [`rescue_if_unlinked`] for each `(file, flag, path)` of a run that
+/// finished writing: every file is rescued first, then one error names
+/// them all.
+pub(super) fn rescue_all(files: &[(&File, &str, &Path)]) -> Result<()> {
+    let lost: Vec<String> = files
+        .iter()
+        .filter_map(|&(file, flag, path)| rescue_if_unlinked(file, flag, path))
+        .collect();
+    if lost.is_empty() {
+        Ok(())
+    } else {
+        bail!("{}", lost.join("; "))
     }
 }
 
@@ -1340,6 +1375,29 @@ mod tests {
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
+    /// A run that cannot start, given a dangling symlink, removes the file
+    /// its open made at the link's target and keeps the link; one that
+    /// starts keeps the file.
+    #[cfg(unix)]
+    #[test]
+    fn a_failed_start_through_a_dangling_symlink_leaves_the_link_alone() {
+        let dir = scratch("dangling");
+        let (link, target) = (dir.join("out.jsonl"), dir.join("target.jsonl"));
+        std::os::unix::fs::symlink("target.jsonl", &link).unwrap();
+        let mut new = NewFiles::default();
+        drop(open_locked(&link, "--out", &mut new).unwrap());
+        assert!(target.is_file());
+        drop(new);
+        assert!(!target.exists());
+        assert!(std::fs::symlink_metadata(&link).unwrap().is_symlink());
+        let mut new = NewFiles::default();
+        drop(open_locked(&link, "--out", &mut new).unwrap());
+        new.start().unwrap();
+        drop(new);
+        assert!(target.is_file());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
     /// Records written to an --out that was renamed over during the run are
     /// copied beside it at the end; the other process's file is untouched.
     #[cfg(unix)]
@@ -1355,17 +1413,18 @@ mod tests {
             .open(&out)
             .unwrap();
         file.write_all(b"{\"seed\":\"0x00000001\"}\n").unwrap();
-        rescue_if_unlinked(&file, &out).unwrap();
+        assert_eq!(rescue_if_unlinked(&file, "--out", &out), None);
         let moved = dir.join("moved.jsonl");
         std::fs::rename(&out, &moved).unwrap();
-        rescue_if_unlinked(&file, &out).unwrap();
+        assert_eq!(rescue_if_unlinked(&file, "--out", &out), None);
         std::fs::rename(&moved, &out).unwrap();
         std::fs::write(&other, "theirs\n").unwrap();
         std::fs::rename(&other, &out).unwrap();
-        let e = rescue_if_unlinked(&file, &out).unwrap_err().to_string();
+        let e = rescue_if_unlinked(&file, "--out", &out).unwrap();
         let rescued = dir.join(format!("out.jsonl.rescued-{}.jsonl", std::process::id()));
         assert!(
-            e.ends_with(&format!("this run's records are in {}", rescued.display())),
+            e.starts_with(&format!("--out {} was replaced", out.display()))
+                && e.ends_with(&format!("this run's records are in {}", rescued.display())),
             "{e}"
         );
         assert_eq!(

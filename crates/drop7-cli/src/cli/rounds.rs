@@ -594,12 +594,18 @@ pub fn run(
         t.finish()
             .map_err(|e| anyhow!("writing --trace {}: {e}", t.shown()))?;
     }
-    if let Some(mut w) = writer {
+    if let Some(w) = writer.as_mut() {
         w.flush().with_context(out_shown)?;
-        if let Some(path) = out {
-            super::play::rescue_if_unlinked(w.get_ref(), path)?;
-        }
     }
+    let mut written: Vec<(&std::fs::File, &str, &Path)> = Vec::new();
+    if let (Some(w), Some(path)) = (&writer, out) {
+        written.push((w.get_ref(), "--out", path));
+    }
+    if let Some(t) = &tracer {
+        let (file, path) = t.file();
+        written.push((file, "--trace", path));
+    }
+    super::play::rescue_all(&written)?;
     o.push_str(&format!(
         "rounds     {} (policy {}, engine {}), mean score {:.1}, {:.3} s\n",
         rounds.len(),

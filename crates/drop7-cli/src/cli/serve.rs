@@ -81,8 +81,16 @@ const CSS: &str = "text/css; charset=utf-8";
 const JS: &str = "text/javascript; charset=utf-8";
 const WASM: &str = "application/wasm";
 
-/// The asset at a request path (`/` is the page; a query string is ignored).
-pub fn asset(path: &str) -> Option<(&'static str, &'static [u8])> {
+/// The asset at a request target (`/` is the page; a query string is
+/// ignored; an absolute-form target, `http://host:port/path` as a proxy
+/// sends it, names its path: RFC 9112 §3.2.2).
+pub fn asset(target: &str) -> Option<(&'static str, &'static [u8])> {
+    let path = match target.split_once("://") {
+        Some((scheme, rest)) if scheme.eq_ignore_ascii_case("http") => {
+            rest.find('/').map_or("/", |at| &rest[at..])
+        }
+        _ => target,
+    };
     let path = path.split(['?', '#']).next().unwrap_or("");
     let path = if path == "/" { "/index.html" } else { path };
     ASSETS

@@ -460,6 +460,11 @@ pub mod file {
             sync(self.w.get_ref())
         }
 
+        /// The open file and the path it was opened at.
+        pub fn file(&self) -> (&File, &Path) {
+            (self.w.get_ref(), &self.path)
+        }
+
         /// The file's name as shown in messages.
         pub fn shown(&self) -> String {
             self.path.display().to_string()
