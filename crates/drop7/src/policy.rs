@@ -132,6 +132,10 @@ impl Policy for GreedyPolicy {
                 .map(|s| (s.score_delta, s.terminal.is_some()))
         })
     }
+
+    fn may_time_choices(&self) -> bool {
+        false
+    }
 }
 
 #[cfg(test)]

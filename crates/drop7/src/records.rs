@@ -298,11 +298,13 @@ impl TrajectoryHash {
 
     /// The hash as 64 lowercase hex digits.
     pub fn finish(self) -> String {
-        self.hasher
-            .finalize()
-            .iter()
-            .map(|b| format!("{b:02x}"))
-            .collect()
+        const HEX: &[u8; 16] = b"0123456789abcdef";
+        let mut hex = String::with_capacity(64);
+        for b in self.hasher.finalize() {
+            hex.push(char::from(HEX[usize::from(b >> 4)]));
+            hex.push(char::from(HEX[usize::from(b & 15)]));
+        }
+        hex
     }
 }
 
@@ -317,6 +319,25 @@ pub fn nearest_rank(sorted: &[f64], q: f64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The hash is SHA-256 of each move's column digit and 49 cell digits,
+    /// as 64 lowercase hex digits.
+    #[test]
+    fn trajectory_hash_is_lowercase_sha256_hex() {
+        let mut h = TrajectoryHash::default();
+        let board = Board::from_cells(&[8; 49]);
+        h.push(3, &board);
+        h.push(6, &Board::default());
+        let mut text = String::from("3");
+        text.push_str(&"8".repeat(49));
+        text.push('6');
+        text.push_str(&"0".repeat(49));
+        let want: String = Sha256::digest(text.as_bytes())
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        assert_eq!(h.finish(), want);
+    }
 
     #[test]
     fn measured_fields_are_checked() {

@@ -153,6 +153,14 @@ pub trait Policy {
     fn last_choice_timed(&self) -> bool {
         self.last_search().is_some()
     }
+    /// Whether any [`Policy::choose`] may be timed
+    /// ([`Policy::last_choice_timed`]): `false` lets a detailed run skip
+    /// reading the clock around each move of a policy that never is (the
+    /// center and random policies: a clock read is a tenth of their
+    /// recorded game's time). The default, `true`, is always correct.
+    fn may_time_choices(&self) -> bool {
+        true
+    }
     /// An external engine's tallies of the current game (since
     /// [`Policy::new_game`]): `(engine failures, illegal choices)`, the moves
     /// for which it died, timed out or answered garbage, and those for which
@@ -181,6 +189,9 @@ impl Policy for CenterPolicy {
     fn choose(&mut self, pos: &Position) -> Option<usize> {
         center_first(&pos.board)
     }
+    fn may_time_choices(&self) -> bool {
+        false
+    }
 }
 
 /// The random parity policy (rules.md §10).
@@ -199,6 +210,9 @@ impl Policy for RandomParityPolicy {
     }
     fn choose(&mut self, pos: &Position) -> Option<usize> {
         self.0.choose(&pos.board)
+    }
+    fn may_time_choices(&self) -> bool {
+        false
     }
 }
 
@@ -432,7 +446,7 @@ impl<G: EngineGame> MoveHooks<G> for DetailHooks<'_, '_> {
     fn choose<P: Policy>(&mut self, policy: &mut P, game: &G) -> Option<usize> {
         // The latencies and the trajectory hash go only into detailed
         // records: a run without them (a stop flag only) skips both.
-        let t = self.ctl.detail.then(Instant::now);
+        let t = (self.ctl.detail && policy.may_time_choices()).then(Instant::now);
         let choice = policy.choose_in(game);
         if let Some(t) = t
             && policy.last_choice_timed()

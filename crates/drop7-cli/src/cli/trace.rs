@@ -209,6 +209,9 @@ pub mod file {
         fn last_choice_timed(&self) -> bool {
             self.inner.last_choice_timed()
         }
+        fn may_time_choices(&self) -> bool {
+            self.inner.may_time_choices()
+        }
         fn game_tallies(&self) -> Option<(u32, u32)> {
             self.inner.game_tallies()
         }
