@@ -128,6 +128,8 @@ def run(a, ray, tmp, target: str) -> int:
         for lo, hi in zip(bounds, bounds[1:])
     ]
     records = [r for shard in ray.get(futures) for r in shard]
+    if cpus < 1:  # the CPUs the run got in the end (named in the summary)
+        cpus = int(ray.cluster_resources().get("CPU", 0))
     # Every record names the whole cohort, as every shard of `drop7 play
     # --shard I/N` does (drop7.play names the seeds it was given).
     for r in records:

@@ -879,11 +879,11 @@ fn replaced_out_and_trace_are_rescued() {
     };
     assert!(
         err.contains(&format!(
-            "--out {} was replaced or removed by another process during the run: its file is kept as it is, and this run's records are in {}",
+            "--out {} was replaced by another process during the run: its file is kept as it is, and this run's records are in {}",
             out.display(),
             rescued(&out).display()
         )) && err.contains(&format!(
-            "--trace {} was replaced or removed by another process during the run: its file is kept as it is, and this run's trace lines are in {}",
+            "--trace {} was replaced by another process during the run: its file is kept as it is, and this run's trace lines are in {}",
             trace.display(),
             rescued(&trace).display()
         )),
@@ -899,6 +899,55 @@ fn replaced_out_and_trace_are_rescued() {
     let lines = std::fs::read_to_string(rescued(&trace)).unwrap();
     assert!(!lines.is_empty() && lines.ends_with('\n'));
     for line in lines.lines() {
+        serde_json::from_str::<Value>(line).unwrap();
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A run that stops on a failed write (here a file-size limit reached by
+/// the trace) after --out was renamed over still copies its records beside
+/// it; the error names the failed write and the copy.
+#[cfg(unix)]
+#[test]
+fn a_failed_write_still_rescues_a_replaced_out() {
+    let dir = scratch("rescue-efbig");
+    let (out, trace) = (dir.join("r.jsonl"), dir.join("r.trace"));
+    let child = Command::new("prlimit")
+        .arg("--fsize=20000000")
+        .arg(env!("CARGO_BIN_EXE_drop7"))
+        .args(["play", "--policy", "fair:d2s3", "--games", "100000"])
+        .args(["--threads", "1", "--out", s(&out), "--trace", s(&trace)])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let t = Instant::now();
+    while !std::fs::metadata(&out).is_ok_and(|m| m.len() > 0)
+        && t.elapsed() < Duration::from_secs(120)
+    {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let other = dir.join("other");
+    std::fs::write(&other, "theirs\n").unwrap();
+    std::fs::rename(&other, &out).unwrap();
+    let pid = child.id();
+    let o = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    let rescued = dir.join(format!("r.jsonl.rescued-{pid}.jsonl"));
+    assert!(
+        err.starts_with(&format!("error: writing --trace {}: File too large", trace.display()))
+            && err.trim_end().ends_with(&format!(
+                "; --out {} was replaced by another process during the run: its file is kept as it is, and this run's records are in {}",
+                out.display(),
+                rescued.display()
+            )),
+        "{err}"
+    );
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), "theirs\n");
+    let records = std::fs::read_to_string(&rescued).unwrap();
+    assert!(!records.is_empty());
+    for line in records.lines() {
         serde_json::from_str::<Value>(line).unwrap();
     }
     std::fs::remove_dir_all(&dir).unwrap();

@@ -120,6 +120,15 @@ fn errors_and_head() {
     assert_eq!(status, "HTTP/1.1 200 OK");
     assert_eq!(body, std::fs::read(dist().join("index.html")).unwrap());
     assert!(get(srv.1, "ftp://x/main.js").0.contains("404"));
+    // Its authority ends at the path, query or fragment; it has a host.
+    for target in ["http://x?next=/main.js", "http://x#/main.js"] {
+        let (status, _, body) = get(srv.1, target);
+        assert_eq!(status, "HTTP/1.1 200 OK", "{target}");
+        assert_eq!(body, std::fs::read(dist().join("index.html")).unwrap());
+    }
+    for target in ["http://", "http:///main.js"] {
+        assert!(get(srv.1, target).0.contains("400"), "{target}");
+    }
     let (status, headers, body) = request(srv.1, b"HEAD /main.js HTTP/1.1\r\n\r\n");
     assert!(status.contains("200"));
     assert!(headers.contains("Content-Length: "));

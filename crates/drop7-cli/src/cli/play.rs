@@ -370,14 +370,16 @@ pub fn run(args: &PlayArgs) -> Result<()> {
             _ => anyhow!("playing: {e}"),
         }
     };
+    // The --out file when its writer was dropped unflushed (a failed trace write).
+    let mut out_file: Option<File> = None;
     let summary = if cfg.games == 0 {
         new.start()?;
-        CohortSummary {
+        Ok(CohortSummary {
             stats: CohortStats::default(),
             elapsed: Duration::ZERO,
             threads: 0,
             interrupted: false,
-        }
+        })
     } else {
         let r = std::thread::scope(|scope| {
             let ticker = progress.spawn_ticker(scope, &moves_live);
@@ -422,29 +424,38 @@ pub fn run(args: &PlayArgs) -> Result<()> {
             // The trace did not take the lines of the records still buffered
             // for --out: they are dropped (not flushed), so every record in
             // --out keeps its game's lines in the trace and --resume continues.
-            let _ = w.into_parts();
+            out_file = Some(w.into_parts().0);
         }
-        r.map_err(io_context)?
+        r.map_err(io_context)
     };
-    tape_errors.check()?;
-    if let Some(t) = tracer.as_mut() {
-        failed_file.set(Some(Failed::Trace));
-        t.finish().map_err(io_context)?;
-    }
-    if let Some(w) = writer.as_mut() {
-        failed_file.set(Some(Failed::Out));
-        w.flush().map_err(io_context)?;
-        super::trace::file::sync(w.get_ref()).map_err(io_context)?;
-    }
+    let finished = summary.and_then(|summary| {
+        tape_errors.check()?;
+        if let Some(t) = tracer.as_mut() {
+            failed_file.set(Some(Failed::Trace));
+            t.finish().map_err(io_context)?;
+        }
+        if let Some(w) = writer.as_mut() {
+            failed_file.set(Some(Failed::Out));
+            w.flush().map_err(io_context)?;
+            super::trace::file::sync(w.get_ref()).map_err(io_context)?;
+        }
+        Ok(summary)
+    });
+    // Also after a failed write: what the run wrote to a file renamed over
+    // meanwhile is rescued, and the error says where it is.
     let mut written: Vec<(&File, &str, &Path)> = Vec::new();
-    if let (Some(w), Some(path)) = (&writer, &args.out) {
-        written.push((w.get_ref(), "--out", path));
+    let out_ref = writer
+        .as_ref()
+        .map(BufWriter::get_ref)
+        .or(out_file.as_ref());
+    if let (Some(file), Some(path)) = (out_ref, &args.out) {
+        written.push((file, "--out", path));
     }
     if let Some(t) = &tracer {
         let (file, path) = t.file();
         written.push((file, "--trace", path));
     }
-    rescue_all(&written)?;
+    let summary = finish_with_rescue(finished, &written)?;
     if summary.interrupted {
         let signal = signals.which();
         let done = kept.stats.games + summary.stats.games;
@@ -855,25 +866,42 @@ pub(super) fn open_locked(path: &Path, flag: &str, new: &mut NewFiles) -> Result
         }
         Err(_) if is_fifo(path) => open_fifo_with_reader(path, flag)?,
         Err(_) => {
-            // A dangling symlink: the open (through the link, so the
-            // kernel's symlink protections apply) makes the file it names,
-            // which is then this run's own, listed under its real name.
-            let dangling = std::fs::symlink_metadata(path).is_ok_and(|m| m.is_symlink())
-                && std::fs::metadata(path).is_err_and(|e| e.kind() == io::ErrorKind::NotFound);
-            let f = options
-                .create(true)
-                .truncate(false)
-                .open(path)
-                .with_context(|| format!("cannot open {flag} {shown}"))?;
-            if dangling && let Ok(real) = std::fs::canonicalize(path) {
-                new.created.push((real, f.try_clone().ok()));
+            // A dangling symlink of this user's: the file is made where the
+            // link points, as a new file (so known to be this run's own,
+            // listed under that name), if the path then names it.
+            let made = dangling_own_link_end(path).and_then(|end| {
+                let f = options.clone().create_new(true).open(&end).ok()?;
+                if still_named(&f, path) {
+                    new.created.push((end, f.try_clone().ok()));
+                    Some(f)
+                } else {
+                    // The link changed meanwhile: this file is nobody's.
+                    if still_named(&f, &end) {
+                        let _ = std::fs::remove_file(&end);
+                    }
+                    None
+                }
+            });
+            match made {
+                Some(f) => f,
+                None => options
+                    .create(true)
+                    .truncate(false)
+                    .open(path)
+                    .with_context(|| format!("cannot open {flag} {shown}"))?,
             }
-            f
         }
     };
     // When the path turns out to be another process's file, it is not this
     // run's to remove.
     let disown = |new: &mut NewFiles| new.created.truncate(listed);
+    // (A path replaced after the open: a file made through a link keeps its
+    // own name, checked again before it is removed.)
+    let disown_path = |new: &mut NewFiles| {
+        if new.created.last().is_some_and(|(p, _)| p == path) {
+            new.created.pop();
+        }
+    };
     match file.try_lock_exclusive() {
         Ok(true) => {}
         Ok(false) => {
@@ -889,12 +917,49 @@ pub(super) fn open_locked(path: &Path, flag: &str, new: &mut NewFiles) -> Result
     // records over an empty --out: this run would write into a file that no
     // longer has a name.
     if !still_named(&file, path) {
-        disown(new);
+        disown_path(new);
         bail!(
             "{flag} {shown} was replaced or removed by another process while this run opened it (nothing was written; run again)"
         );
     }
     Ok(file)
+}
+
+/// Where `path`, a symlink (or a chain of them) owned by this user that
+/// names no file, points: the name an open through it would create. `None`
+/// for anything else, a link of another user's included (the kernel's
+/// `fs.protected_symlinks` may refuse to follow those: they are left to an
+/// open through the link, which applies it).
+#[cfg(unix)]
+fn dangling_own_link_end(path: &Path) -> Option<PathBuf> {
+    use std::os::unix::fs::MetadataExt;
+    // SAFETY: geteuid has no preconditions and cannot fail.
+    let me = unsafe { libc::geteuid() };
+    let mut at = path.to_path_buf();
+    // At most 40 links, as Linux follows (ELOOP past that).
+    for _ in 0..40 {
+        let link = std::fs::symlink_metadata(&at).ok()?;
+        if !link.is_symlink() || link.uid() != me {
+            return None;
+        }
+        let to = std::fs::read_link(&at).ok()?;
+        at = if to.is_absolute() {
+            to
+        } else {
+            at.parent()?.join(to)
+        };
+        match std::fs::symlink_metadata(&at) {
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Some(at),
+            Err(_) => return None,
+            Ok(_) => {}
+        }
+    }
+    None
+}
+
+#[cfg(not(unix))]
+fn dangling_own_link_end(_path: &Path) -> Option<PathBuf> {
+    None
 }
 
 /// At the end of a run: if another process renamed a file over `path` (the
@@ -912,7 +977,11 @@ pub(super) fn rescue_if_unlinked(file: &File, flag: &str, path: &Path) -> Option
     let name = path
         .file_name()
         .map_or_else(|| "out".to_string(), |n| n.to_string_lossy().into_owned());
+    // Beside `path`, but in the working directory for a name under /dev or
+    // /proc (`--trace /dev/stdout` whose file was removed).
+    let special = path.starts_with("/dev") || path.starts_with("/proc");
     let mut saved = Err(io::Error::other("no free name"));
+    let mut partial = false;
     let mut rescued = path.to_path_buf();
     for n in 0..100u32 {
         let suffix = if n == 0 {
@@ -920,10 +989,12 @@ pub(super) fn rescue_if_unlinked(file: &File, flag: &str, path: &Path) -> Option
         } else {
             format!("-{n}")
         };
-        rescued = path.with_file_name(format!(
-            "{name}.rescued-{}{suffix}.jsonl",
-            std::process::id()
-        ));
+        let copy = format!("{name}.rescued-{}{suffix}.jsonl", std::process::id());
+        rescued = if special {
+            PathBuf::from(copy)
+        } else {
+            path.with_file_name(copy)
+        };
         match OpenOptions::new()
             .write(true)
             .create_new(true)
@@ -940,6 +1011,7 @@ pub(super) fn rescue_if_unlinked(file: &File, flag: &str, path: &Path) -> Option
                     .seek(SeekFrom::Start(0))
                     .and_then(|_| io::copy(&mut reader, &mut f))
                     .and_then(|_| f.sync_all());
+                partial = saved.is_err();
                 break;
             }
         }
@@ -949,29 +1021,46 @@ pub(super) fn rescue_if_unlinked(file: &File, flag: &str, path: &Path) -> Option
     } else {
         "records"
     };
+    let happened = if std::fs::symlink_metadata(path).is_ok() {
+        "was replaced by another process during the run: its file is kept as it is, and"
+    } else {
+        "was removed by another process during the run;"
+    };
     Some(match saved {
         Ok(()) => format!(
-            "{flag} {shown} was replaced or removed by another process during the run: its file is kept as it is, and this run's {what} are in {}",
+            "{flag} {shown} {happened} this run's {what} are in {}",
+            rescued.display()
+        ),
+        Err(e) if partial => format!(
+            "{flag} {shown} {happened} this run's {what} could be copied only in part, to {} ({e})",
             rescued.display()
         ),
         Err(e) => format!(
-            "{flag} {shown} was replaced or removed by another process during the run, and this run's {what} could not be saved beside it ({e})"
+            "{flag} {shown} {happened} this run's {what} could not be saved beside it ({e})"
         ),
     })
 }
 
-/// [`rescue_if_unlinked`] for each `(file, flag, path)` of a run that
-/// finished writing: every file is rescued first, then one error names
-/// them all.
-pub(super) fn rescue_all(files: &[(&File, &str, &Path)]) -> Result<()> {
-    let lost: Vec<String> = files
+/// The end of a run that wrote `files` (`(file, flag, path)`), whether
+/// its writing `finished` or failed: [`rescue_if_unlinked`] for each file,
+/// then `finished`, or one error that names the failure (if any) and every
+/// rescued copy.
+pub(super) fn finish_with_rescue<T>(
+    finished: Result<T>,
+    files: &[(&File, &str, &Path)],
+) -> Result<T> {
+    let mut lost: Vec<String> = files
         .iter()
         .filter_map(|&(file, flag, path)| rescue_if_unlinked(file, flag, path))
         .collect();
-    if lost.is_empty() {
-        Ok(())
-    } else {
-        bail!("{}", lost.join("; "))
+    match finished {
+        Ok(v) if lost.is_empty() => Ok(v),
+        Ok(_) => bail!("{}", lost.join("; ")),
+        Err(e) if lost.is_empty() => Err(e),
+        Err(e) => {
+            lost.insert(0, format!("{e:#}"));
+            bail!("{}", lost.join("; "))
+        }
     }
 }
 
@@ -1395,6 +1484,30 @@ mod tests {
         new.start().unwrap();
         drop(new);
         assert!(target.is_file());
+        // A chain of links (relative, into a folder) ends at its last name;
+        // a link to an existing file is not dangling, and that file is kept.
+        std::fs::create_dir(dir.join("sub")).unwrap();
+        std::os::unix::fs::symlink("sub/b", dir.join("a")).unwrap();
+        std::os::unix::fs::symlink("../c.jsonl", dir.join("sub/b")).unwrap();
+        assert_eq!(
+            dangling_own_link_end(&dir.join("a")),
+            Some(dir.join("sub/../c.jsonl"))
+        );
+        assert_eq!(dangling_own_link_end(&link), None);
+        assert_eq!(dangling_own_link_end(&target), None);
+        let mut new = NewFiles::default();
+        drop(open_locked(&dir.join("a"), "--out", &mut new).unwrap());
+        assert!(dir.join("c.jsonl").is_file());
+        drop(new);
+        assert!(!dir.join("c.jsonl").exists());
+        std::fs::write(dir.join("c.jsonl"), "theirs\n").unwrap();
+        let mut new = NewFiles::default();
+        drop(open_locked(&dir.join("a"), "--out", &mut new).unwrap());
+        drop(new);
+        assert_eq!(
+            std::fs::read_to_string(dir.join("c.jsonl")).unwrap(),
+            "theirs\n"
+        );
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
@@ -1432,6 +1545,22 @@ mod tests {
             "{\"seed\":\"0x00000001\"}\n"
         );
         assert_eq!(std::fs::read_to_string(&out).unwrap(), "theirs\n");
+        // Removed, not replaced: said so; a second copy takes a new name.
+        std::fs::remove_file(&out).unwrap();
+        let e = rescue_if_unlinked(&file, "--trace", &out).unwrap();
+        let second = dir.join(format!("out.jsonl.rescued-{}-1.jsonl", std::process::id()));
+        assert_eq!(
+            e,
+            format!(
+                "--trace {} was removed by another process during the run; this run's trace lines are in {}",
+                out.display(),
+                second.display()
+            )
+        );
+        assert_eq!(
+            std::fs::read(&second).unwrap(),
+            std::fs::read(&rescued).unwrap()
+        );
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

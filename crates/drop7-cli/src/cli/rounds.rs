@@ -559,47 +559,52 @@ pub fn run(
     let mut o = String::new();
     let out_shown = || format!("writing --out {}", out.unwrap_or(Path::new("")).display());
     let mut total = 0u128;
-    for (r, res) in rounds.iter().zip(results) {
-        let mut rec: GameRecord = res.record;
-        stamp_record(&mut rec, &template);
-        if let Some(w) = writer.as_mut() {
-            serde_json::to_writer(&mut *w, &rec).with_context(out_shown)?;
-            w.write_all(b"\n").with_context(out_shown)?;
+    // Also after a failed write: what the run wrote to a file renamed over
+    // meanwhile is rescued, and the error says where it is.
+    let finished = (|| -> Result<()> {
+        for (r, res) in rounds.iter().zip(results) {
+            let mut rec: GameRecord = res.record;
+            stamp_record(&mut rec, &template);
+            if let Some(w) = writer.as_mut() {
+                serde_json::to_writer(&mut *w, &rec).with_context(out_shown)?;
+                w.write_all(b"\n").with_context(out_shown)?;
+            }
+            if let Some(t) = tracer.as_mut() {
+                t.write_round(r, &res.tape.columns)
+                    .map_err(|e| anyhow!("writing --trace {}: {e}", t.shown()))?;
+            }
+            if let Some(dir) = tapes {
+                write_tape(dir, &r.id, &res.tape).map_err(|e| anyhow!(e))?;
+            }
+            total += u128::from(rec.score);
+            let mut extra = String::new();
+            if rec.censored {
+                extra.push_str(", censored at the move cap");
+            }
+            if let Some(n) = rec.illegal_choices.filter(|&n| n > 0) {
+                extra.push_str(&format!(", {}", super::count(n, "illegal choice")));
+            }
+            if let Some(n) = rec.engine_failures.filter(|&n| n > 0) {
+                extra.push_str(&format!(", {}", super::count(n, "engine failure")));
+            }
+            o.push_str(&format!(
+                "round      {} score {} moves {} level {} ({}){extra}\n",
+                shown_id(&r.id),
+                rec.score,
+                rec.moves,
+                rec.levels,
+                rec.terminal_reason_str()
+            ));
         }
         if let Some(t) = tracer.as_mut() {
-            t.write_round(r, &res.tape.columns)
+            t.finish()
                 .map_err(|e| anyhow!("writing --trace {}: {e}", t.shown()))?;
         }
-        if let Some(dir) = tapes {
-            write_tape(dir, &r.id, &res.tape).map_err(|e| anyhow!(e))?;
+        if let Some(w) = writer.as_mut() {
+            w.flush().with_context(out_shown)?;
         }
-        total += u128::from(rec.score);
-        let mut extra = String::new();
-        if rec.censored {
-            extra.push_str(", censored at the move cap");
-        }
-        if let Some(n) = rec.illegal_choices.filter(|&n| n > 0) {
-            extra.push_str(&format!(", {}", super::count(n, "illegal choice")));
-        }
-        if let Some(n) = rec.engine_failures.filter(|&n| n > 0) {
-            extra.push_str(&format!(", {}", super::count(n, "engine failure")));
-        }
-        o.push_str(&format!(
-            "round      {} score {} moves {} level {} ({}){extra}\n",
-            shown_id(&r.id),
-            rec.score,
-            rec.moves,
-            rec.levels,
-            rec.terminal_reason_str()
-        ));
-    }
-    if let Some(t) = tracer.as_mut() {
-        t.finish()
-            .map_err(|e| anyhow!("writing --trace {}: {e}", t.shown()))?;
-    }
-    if let Some(w) = writer.as_mut() {
-        w.flush().with_context(out_shown)?;
-    }
+        Ok(())
+    })();
     let mut written: Vec<(&std::fs::File, &str, &Path)> = Vec::new();
     if let (Some(w), Some(path)) = (&writer, out) {
         written.push((w.get_ref(), "--out", path));
@@ -608,7 +613,7 @@ pub fn run(
         let (file, path) = t.file();
         written.push((file, "--trace", path));
     }
-    super::play::rescue_all(&written)?;
+    super::play::finish_with_rescue(finished, &written)?;
     o.push_str(&format!(
         "rounds     {} (policy {}, engine {}), mean score {:.1}, {:.3} s\n",
         rounds.len(),

@@ -81,16 +81,28 @@ const CSS: &str = "text/css; charset=utf-8";
 const JS: &str = "text/javascript; charset=utf-8";
 const WASM: &str = "application/wasm";
 
-/// The asset at a request target (`/` is the page; a query string is
-/// ignored; an absolute-form target, `http://host:port/path` as a proxy
-/// sends it, names its path: RFC 9112 §3.2.2).
-pub fn asset(target: &str) -> Option<(&'static str, &'static [u8])> {
-    let path = match target.split_once("://") {
+/// The path of a request target: itself (origin form, `/main.js?x`), or
+/// the path of an absolute-form target (`http://host:port/main.js`, as sent
+/// to a proxy; RFC 9112 §3.2.2), `/` if it has none. `None` for an
+/// absolute form without a host (a bad request).
+pub fn target_path(target: &str) -> Option<&str> {
+    match target.split_once("://") {
         Some((scheme, rest)) if scheme.eq_ignore_ascii_case("http") => {
-            rest.find('/').map_or("/", |at| &rest[at..])
+            let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+            if end == 0 {
+                return None;
+            }
+            Some(match &rest[end..] {
+                p if p.starts_with('/') => p,
+                _ => "/",
+            })
         }
-        _ => target,
-    };
+        _ => Some(target),
+    }
+}
+
+/// The asset at a request path (`/` is the page; a query string is ignored).
+pub fn asset(path: &str) -> Option<(&'static str, &'static [u8])> {
     let path = path.split(['?', '#']).next().unwrap_or("");
     let path = if path == "/" { "/index.html" } else { path };
     ASSETS
@@ -279,6 +291,15 @@ fn handle(mut s: TcpStream) -> io::Result<()> {
             false,
         );
     }
+    let Some(path) = target_path(path) else {
+        return respond(
+            &mut s,
+            "400 Bad Request",
+            "text/plain",
+            b"bad request\n",
+            head,
+        );
+    };
     match asset(path) {
         Some((ctype, body)) => respond(&mut s, "200 OK", ctype, body, head),
         None => respond(&mut s, "404 Not Found", "text/plain", b"not found\n", head),
