@@ -872,7 +872,13 @@ fn replaced_out_and_trace_are_rescued() {
     Command::new("kill").args(["-INT", &pid]).status().unwrap();
     let o = child.wait_with_output().unwrap();
     let err = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(o.status.code(), Some(1), "{err}");
+    // As an interrupted run: 130, and the count of games done.
+    assert_eq!(o.status.code(), Some(130), "{err}");
+    assert!(
+        err.starts_with("error: interrupted by SIGINT: ")
+            && err.contains(" of 100000 games done; "),
+        "{err}"
+    );
     let rescued = |p: &Path| {
         let name = p.file_name().unwrap().to_str().unwrap();
         dir.join(format!("{name}.rescued-{pid}.jsonl"))

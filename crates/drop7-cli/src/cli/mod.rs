@@ -59,6 +59,17 @@ enum Command {
     Serve(serve::ServeArgs),
 }
 
+/// An error that ends drop7 with its own exit status (an interrupted run's
+/// 130 or 143) instead of 1.
+#[derive(Debug, thiserror::Error)]
+#[error("{message}")]
+pub struct ExitWith {
+    /// The exit status.
+    pub status: u8,
+    /// The error's text.
+    pub message: String,
+}
+
 /// Parses the command line, runs it, and reports errors as one line.
 pub fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
@@ -89,9 +100,12 @@ pub fn main() -> ExitCode {
             let msg = format!("{e:#}").replace('\n', " ");
             eprintln!("error: {msg}");
             // Stopped by a signal before the run began: 128 + its number.
-            match e.downcast_ref::<d7p::Interrupted>() {
-                Some(i) => ExitCode::from(i.status),
-                None => ExitCode::FAILURE,
+            if let Some(i) = e.downcast_ref::<d7p::Interrupted>() {
+                ExitCode::from(i.status)
+            } else if let Some(x) = e.downcast_ref::<ExitWith>() {
+                ExitCode::from(x.status)
+            } else {
+                ExitCode::FAILURE
             }
         }
     }

@@ -455,7 +455,28 @@ pub fn run(args: &PlayArgs) -> Result<()> {
         let (file, path) = t.file();
         written.push((file, "--trace", path));
     }
-    let summary = finish_with_rescue(finished, &written)?;
+    // An interrupted run that had a file to rescue says both, and exits as
+    // an interrupted run does (128 + the signal's number).
+    let stopped = finished.as_ref().ok().filter(|s| s.interrupted).map(|s| {
+        let (name, status) = if signals.which() == SIGTERM {
+            ("SIGTERM", 143)
+        } else {
+            ("SIGINT", 130)
+        };
+        let done = kept.stats.games + s.stats.games;
+        let said = format!(
+            "interrupted by {name}: {done} of {} done",
+            super::count(range.games, "game")
+        );
+        (said, status)
+    });
+    let summary = finish_with_rescue(finished, &written).map_err(|e| match stopped {
+        Some((said, status)) => anyhow::Error::new(super::ExitWith {
+            status,
+            message: format!("{said}; {e:#}"),
+        }),
+        None => e,
+    })?;
     if summary.interrupted {
         let signal = signals.which();
         let done = kept.stats.games + summary.stats.games;
