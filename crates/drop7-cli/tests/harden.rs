@@ -494,6 +494,32 @@ fn write_failures_end_the_run_resumably() {
     }
 }
 
+/// A round run past a file-size limit fails the write (EFBIG, one error
+/// naming the file, exit 1), as a seed run does: it is not killed by SIGXFSZ.
+#[test]
+fn round_runs_survive_a_file_size_limit() {
+    let dir = scratch("round-fsize");
+    let rounds = concat!(env!("CARGO_MANIFEST_DIR"), "/../../testdata/rounds");
+    let (r, t) = (dir.join("r.jsonl"), dir.join("r.trace"));
+    let mut a: Vec<String> = vec!["play".into(), "--round".into()];
+    a.extend((1..=8).map(|k| format!("{rounds}/gauntlet-0{k}.json")));
+    a.extend(["--out".into(), s(&r).into(), "--trace".into(), s(&t).into()]);
+    let o = Command::new("prlimit")
+        .arg("--fsize=3000")
+        .arg(env!("CARGO_BIN_EXE_drop7"))
+        .args(&a)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.starts_with(&format!("error: writing --trace {}", t.display()))
+            && err.contains("File too large")
+            && err.trim_end().lines().count() == 1,
+        "{err}"
+    );
+}
+
 /// SIGINT or SIGTERM to a very long `play` started in the background: it
 /// stops promptly with 130/143 and a file of complete records in seed order
 /// that `--resume` continues (interrupted again here).

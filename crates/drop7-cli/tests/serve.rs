@@ -120,13 +120,22 @@ fn errors_and_head() {
     assert_eq!(status, "HTTP/1.1 200 OK");
     assert_eq!(body, std::fs::read(dist().join("index.html")).unwrap());
     assert!(get(srv.1, "ftp://x/main.js").0.contains("404"));
+    for target in ["http://u:p@h:1/main.js", "http://[::1]:7700/main.js"] {
+        assert_eq!(get(srv.1, target).0, "HTTP/1.1 200 OK", "{target}");
+    }
     // Its authority ends at the path, query or fragment; it has a host.
     for target in ["http://x?next=/main.js", "http://x#/main.js"] {
         let (status, _, body) = get(srv.1, target);
         assert_eq!(status, "HTTP/1.1 200 OK", "{target}");
         assert_eq!(body, std::fs::read(dist().join("index.html")).unwrap());
     }
-    for target in ["http://", "http:///main.js"] {
+    for target in [
+        "http://",
+        "http:///main.js",
+        "http://:80/main.js",
+        "http://u@/main.js",
+        "http://[]/",
+    ] {
         assert!(get(srv.1, target).0.contains("400"), "{target}");
     }
     let (status, headers, body) = request(srv.1, b"HEAD /main.js HTTP/1.1\r\n\r\n");

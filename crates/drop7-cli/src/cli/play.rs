@@ -362,10 +362,14 @@ pub fn run(args: &PlayArgs) -> Result<()> {
             after_failed_write(out, trace, matches!(failed, Some(Failed::Trace)))
         });
         match (failed, &out_shown, &trace_shown, note) {
-            (Some(Failed::Trace), _, Some(t), Some(note)) => {
-                anyhow!("writing --trace {t}: {e} ({note})")
-            }
-            (_, Some(p), _, Some(note)) => anyhow!("writing --out {p}: {e} ({note})"),
+            (Some(Failed::Trace), _, Some(t), Some(note)) => anyhow::Error::new(FailedWrite {
+                failure: format!("writing --trace {t}: {e}"),
+                note,
+            }),
+            (_, Some(p), _, Some(note)) => anyhow::Error::new(FailedWrite {
+                failure: format!("writing --out {p}: {e}"),
+                note,
+            }),
             (_, None, Some(t), _) => anyhow!("writing --trace {t}: {e}"),
             _ => anyhow!("playing: {e}"),
         }
@@ -604,17 +608,31 @@ impl Signals {
             signal_hook::flag::register(sig, Arc::clone(&stop))
                 .context("installing signal handlers")?;
         }
-        // A file grown past the size limit (RLIMIT_FSIZE) fails the write
-        // (EFBIG: an error naming the file, resumable) instead of killing the
-        // process with SIGXFSZ.
-        signal_hook::flag::register(SIGXFSZ, Arc::new(AtomicBool::new(false)))
-            .context("installing signal handlers")?;
+        ignore_file_size_signal()?;
         Ok(Signals { stop, which })
     }
 
     fn which(&self) -> i32 {
         self.which.load(Ordering::SeqCst) as i32
     }
+}
+
+/// A file grown past the size limit (RLIMIT_FSIZE) fails the write (EFBIG:
+/// an error naming the file, resumable) instead of killing the process with
+/// SIGXFSZ. For seed and round runs.
+pub(super) fn ignore_file_size_signal() -> Result<()> {
+    signal_hook::flag::register(SIGXFSZ, Arc::new(AtomicBool::new(false)))
+        .context("installing signal handlers")?;
+    Ok(())
+}
+
+/// A failed write, with what it means for `--resume` (`note`, worked out
+/// from the paths; left out when the run's files were rescued instead).
+#[derive(Debug, thiserror::Error)]
+#[error("{failure} ({note})")]
+pub(super) struct FailedWrite {
+    failure: String,
+    note: String,
 }
 
 /// The file a failed write was meant for.
@@ -986,80 +1004,115 @@ fn dangling_own_link_end(_path: &Path) -> Option<PathBuf> {
 /// At the end of a run: if another process renamed a file over `path` (the
 /// run's `flag`, `--out` or `--trace`) or removed it during the run (`mv
 /// other.jsonl OUT`), what this run wrote went to a file that no longer has
-/// any name (no link left). It is copied to a new file beside `path` so
-/// that nothing this run wrote is lost, and the returned message names
-/// both. A file that still has a name (moved, behind a retargeted symlink, a
-/// device or FIFO) is left alone: `None`.
+/// any name (no link left). It is copied to a new file beside `path` (else,
+/// e.g. when that folder is gone, in the working directory) so that nothing
+/// this run wrote is lost, and the returned message names both. A file
+/// that still has a name (moved, behind a retargeted symlink, a device or
+/// FIFO) is left alone: `None`.
 pub(super) fn rescue_if_unlinked(file: &File, flag: &str, path: &Path) -> Option<String> {
     if !unlinked(file) {
         return None;
     }
     let shown = path.display();
-    let name = path
-        .file_name()
-        .map_or_else(|| "out".to_string(), |n| n.to_string_lossy().into_owned());
-    // Beside `path`, but in the working directory for a name under /dev or
-    // /proc (`--trace /dev/stdout` whose file was removed).
-    let special = path.starts_with("/dev") || path.starts_with("/proc");
-    let mut saved = Err(io::Error::other("no free name"));
-    let mut partial = false;
-    let mut rescued = path.to_path_buf();
-    for n in 0..100u32 {
-        let suffix = if n == 0 {
-            String::new()
-        } else {
-            format!("-{n}")
-        };
-        let copy = format!("{name}.rescued-{}{suffix}.jsonl", std::process::id());
-        rescued = if special {
-            PathBuf::from(copy)
-        } else {
-            path.with_file_name(copy)
-        };
-        match OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&rescued)
-        {
-            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
-            Err(e) => {
-                saved = Err(e);
-                break;
-            }
-            Ok(mut f) => {
-                let mut reader = file;
-                saved = reader
-                    .seek(SeekFrom::Start(0))
-                    .and_then(|_| io::copy(&mut reader, &mut f))
-                    .and_then(|_| f.sync_all());
-                partial = saved.is_err();
-                break;
-            }
-        }
-    }
     let what = if flag == "--trace" {
         "trace lines"
     } else {
         "records"
     };
-    let happened = if std::fs::symlink_metadata(path).is_ok() {
+    // Replaced when the path reaches another file now; removed when it
+    // reaches nothing, or only this file (`/proc/self/fd/1` of a removed
+    // file: `--out /dev/stdout > FILE`, then `rm FILE`).
+    let happened = if std::fs::metadata(path).is_ok() && !still_named(file, path) {
         "was replaced by another process during the run: its file is kept as it is, and"
     } else {
         "was removed by another process during the run;"
     };
+    let len = match file.metadata() {
+        Ok(m) if m.len() == 0 => {
+            return Some(format!(
+                "{flag} {shown} {happened} this run had written none of its {what} to it yet"
+            ));
+        }
+        Ok(m) => m.len(),
+        Err(e) => {
+            return Some(format!(
+                "{flag} {shown} {happened} this run's {what} could not be read back ({e})"
+            ));
+        }
+    };
+    let (saved, rescued) = save_copy(file, len, flag, path);
     Some(match saved {
         Ok(()) => format!(
             "{flag} {shown} {happened} this run's {what} are in {}",
             rescued.display()
         ),
-        Err(e) if partial => format!(
+        Err(e) if rescued.as_os_str().is_empty() => format!(
+            "{flag} {shown} {happened} this run's {what} could not be saved beside it or in the working directory ({e})"
+        ),
+        Err(e) => format!(
             "{flag} {shown} {happened} this run's {what} could be copied only in part, to {} ({e})",
             rescued.display()
         ),
-        Err(e) => format!(
-            "{flag} {shown} {happened} this run's {what} could not be saved beside it ({e})"
-        ),
     })
+}
+
+/// Copies the `len` bytes of `file` to a new file named after `path`
+/// (`NAME.rescued-PID[-N].jsonl`): beside `path`, else in the working
+/// directory (also for a path under /dev or /proc), else there under a
+/// short name (`out.rescued-PID.jsonl`, for a name too long to extend).
+/// Returns the outcome and the copy's name (empty if none was made).
+fn save_copy(file: &File, len: u64, flag: &str, path: &Path) -> (io::Result<()>, PathBuf) {
+    let name = path
+        .file_name()
+        .map_or_else(|| "out".to_string(), |n| n.to_string_lossy().into_owned());
+    let short = flag.trim_start_matches('-');
+    let special = path.starts_with("/dev") || path.starts_with("/proc");
+    let beside = |copy: String| path.with_file_name(copy);
+    let here = |copy: String| PathBuf::from(copy);
+    let mut places: Vec<(&dyn Fn(String) -> PathBuf, &str)> = Vec::new();
+    if !special {
+        places.push((&beside, &name));
+    }
+    places.push((&here, &name));
+    places.push((&here, short));
+    let mut last = io::Error::other("no free name");
+    for (place, base) in places {
+        for n in 0..100u32 {
+            let suffix = if n == 0 {
+                String::new()
+            } else {
+                format!("-{n}")
+            };
+            let copy = place(format!(
+                "{base}.rescued-{}{suffix}.jsonl",
+                std::process::id()
+            ));
+            match OpenOptions::new().write(true).create_new(true).open(&copy) {
+                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
+                Err(e) => {
+                    last = e;
+                    break;
+                }
+                Ok(mut f) => {
+                    let mut reader = file;
+                    let copied = reader
+                        .seek(SeekFrom::Start(0))
+                        .and_then(|_| io::copy(&mut io::Read::take(reader, len), &mut f));
+                    // A copy of a file at the size limit may end in EFBIG
+                    // once all of it is written: complete all the same.
+                    let whole = f.metadata().is_ok_and(|m| m.len() == len);
+                    let saved = match copied {
+                        Ok(n) if n == len => f.sync_all(),
+                        Ok(n) => Err(io::Error::other(format!("{n} of {len} bytes copied"))),
+                        Err(_) if whole => f.sync_all(),
+                        Err(e) => Err(e),
+                    };
+                    return (saved, copy);
+                }
+            }
+        }
+    }
+    (Err(last), PathBuf::new())
 }
 
 /// The end of a run that wrote `files` (`(file, flag, path)`), whether
@@ -1079,7 +1132,13 @@ pub(super) fn finish_with_rescue<T>(
         Ok(_) => bail!("{}", lost.join("; ")),
         Err(e) if lost.is_empty() => Err(e),
         Err(e) => {
-            lost.insert(0, format!("{e:#}"));
+            // The failed write's note on --resume is about the paths, which
+            // no longer name this run's files: the copies are what to resume.
+            let failure = match e.downcast_ref::<FailedWrite>() {
+                Some(w) => w.failure.clone(),
+                None => format!("{e:#}"),
+            };
+            lost.insert(0, failure);
             bail!("{}", lost.join("; "))
         }
     }
@@ -1566,6 +1625,22 @@ mod tests {
             "{\"seed\":\"0x00000001\"}\n"
         );
         assert_eq!(std::fs::read_to_string(&out).unwrap(), "theirs\n");
+        // Nothing written yet: nothing to copy, and said so.
+        let empty = dir.join("empty.jsonl");
+        let none = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create_new(true)
+            .open(&empty)
+            .unwrap();
+        std::fs::remove_file(&empty).unwrap();
+        assert_eq!(
+            rescue_if_unlinked(&none, "--out", &empty).unwrap(),
+            format!(
+                "--out {} was removed by another process during the run; this run had written none of its records to it yet",
+                empty.display()
+            )
+        );
         // Removed, not replaced: said so; a second copy takes a new name.
         std::fs::remove_file(&out).unwrap();
         let e = rescue_if_unlinked(&file, "--trace", &out).unwrap();

@@ -474,6 +474,7 @@ pub fn run(
 ) -> Result<()> {
     let setup = game.resolve(1)?;
     super::d7p::kill_engines_of(&setup.policy)?;
+    super::play::ignore_file_size_signal()?;
     let mut rounds = Vec::new();
     for f in files {
         let text = super::read_capped(f)

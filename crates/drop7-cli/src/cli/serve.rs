@@ -89,7 +89,13 @@ pub fn target_path(target: &str) -> Option<&str> {
     match target.split_once("://") {
         Some((scheme, rest)) if scheme.eq_ignore_ascii_case("http") => {
             let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
-            if end == 0 {
+            // The host: after any user info, before any port ([…] for IPv6).
+            let host = rest[..end].rsplit('@').next().unwrap_or("");
+            let host = match host.strip_prefix('[') {
+                Some(v6) => v6.split(']').next().unwrap_or(""),
+                None => host.split(':').next().unwrap_or(""),
+            };
+            if host.is_empty() {
                 return None;
             }
             Some(match &rest[end..] {
