@@ -445,23 +445,9 @@ pub fn run(args: &PlayArgs) -> Result<()> {
         }
         Ok(summary)
     });
-    // Also after a failed write: what the run wrote to a file renamed over
-    // meanwhile is rescued, and the error says where it is.
-    let mut written: Vec<(&File, &str, &Path)> = Vec::new();
-    let out_ref = writer
-        .as_ref()
-        .map(BufWriter::get_ref)
-        .or(out_file.as_ref());
-    if let (Some(file), Some(path)) = (out_ref, &args.out) {
-        written.push((file, "--out", path));
-    }
-    if let Some(t) = &tracer {
-        let (file, path) = t.file();
-        written.push((file, "--trace", path));
-    }
-    // An interrupted run that had a file to rescue says both, and exits as
-    // an interrupted run does (128 + the signal's number).
-    let stopped = finished.as_ref().ok().filter(|s| s.interrupted).map(|s| {
+    // What an interrupted run says first, and its exit status (128 + the
+    // signal's number).
+    let interruption = |s: &CohortSummary| {
         let (name, status) = if signals.which() == SIGTERM {
             ("SIGTERM", 143)
         } else {
@@ -473,8 +459,21 @@ pub fn run(args: &PlayArgs) -> Result<()> {
             super::count(range.games, "game")
         );
         (said, status)
-    });
-    let summary = finish_with_rescue(finished, &written).map_err(|e| match stopped {
+    };
+    let stopped = finished
+        .as_ref()
+        .ok()
+        .filter(|s| s.interrupted)
+        .map(interruption);
+    // Also after a failed write: what the run wrote to a file renamed over
+    // meanwhile is rescued, and the error says where it is (and, in an
+    // interrupted run, that it was interrupted).
+    let out_ref = writer
+        .as_ref()
+        .map(BufWriter::get_ref)
+        .or(out_file.as_ref());
+    let rescued = finish_with_rescue(finished, out_ref.zip(args.out.as_deref()), tracer.as_ref());
+    let summary = rescued.map_err(|e| match stopped {
         Some((said, status)) => anyhow::Error::new(super::ExitWith {
             status,
             message: format!("{said}; {e:#}"),
@@ -482,16 +481,9 @@ pub fn run(args: &PlayArgs) -> Result<()> {
         None => e,
     })?;
     if summary.interrupted {
-        let signal = signals.which();
-        let done = kept.stats.games + summary.stats.games;
+        let (said, status) = interruption(&summary);
         eprintln!(
-            "interrupted by {}: {done} of {} done{}",
-            if signal == SIGTERM {
-                "SIGTERM"
-            } else {
-                "SIGINT"
-            },
-            super::count(range.games, "game"),
+            "{said}{}",
             match &out_shown {
                 Some(p) => format!(", records in {p}"),
                 None => String::new(),
@@ -509,7 +501,7 @@ pub fn run(args: &PlayArgs) -> Result<()> {
                 ),
             }
         }
-        std::process::exit(if signal == SIGTERM { 143 } else { 130 });
+        std::process::exit(i32::from(status));
     }
     print_summary(&setup, &cfg, &range, &kept, args, &summary).context("writing to stdout")?;
     if let PolicySpec::D7p(cmd) = &setup.policy {
@@ -931,20 +923,11 @@ pub(super) fn open_locked(path: &Path, flag: &str, new: &mut NewFiles) -> Result
             }
         }
     };
-    // When the path turns out to be another process's file, it is not this
-    // run's to remove.
-    let disown = |new: &mut NewFiles| new.created.truncate(listed);
-    // (A path replaced after the open: a file made through a link keeps its
-    // own name, checked again before it is removed.)
-    let disown_path = |new: &mut NewFiles| {
-        if new.created.last().is_some_and(|(p, _)| p == path) {
-            new.created.pop();
-        }
-    };
     match file.try_lock_exclusive() {
         Ok(true) => {}
         Ok(false) => {
-            disown(new);
+            // Another drop7 writes the file now: not this run's to remove.
+            new.created.truncate(listed);
             bail!(
                 "{flag} {shown} is locked by another running drop7 (a second writer is refused; nothing was changed)"
             )
@@ -955,8 +938,9 @@ pub(super) fn open_locked(path: &Path, flag: &str, new: &mut NewFiles) -> Result
     // between the open and the lock, e.g. a `ray_cohort.py` placing its
     // records over an empty --out: this run would write into a file that no
     // longer has a name.
+    // (The file it made stays listed: `NewFiles` removes a file only if its
+    // name still names it.)
     if !still_named(&file, path) {
-        disown_path(new);
         bail!(
             "{flag} {shown} was replaced or removed by another process while this run opened it (nothing was written; run again)"
         );
@@ -1067,23 +1051,20 @@ fn save_copy(file: &File, len: u64, flag: &str, path: &Path) -> (io::Result<()>,
         .map_or_else(|| "out".to_string(), |n| n.to_string_lossy().into_owned());
     let short = flag.trim_start_matches('-');
     let special = path.starts_with("/dev") || path.starts_with("/proc");
-    let beside = |copy: String| path.with_file_name(copy);
-    let here = |copy: String| PathBuf::from(copy);
-    let mut places: Vec<(&dyn Fn(String) -> PathBuf, &str)> = Vec::new();
+    let (beside, here) = (path.parent().unwrap_or(Path::new("")), Path::new(""));
+    let mut places = vec![(here, name.as_str()), (here, short)];
     if !special {
-        places.push((&beside, &name));
+        places.insert(0, (beside, name.as_str()));
     }
-    places.push((&here, &name));
-    places.push((&here, short));
     let mut last = io::Error::other("no free name");
-    for (place, base) in places {
+    for (dir, base) in places {
         for n in 0..100u32 {
             let suffix = if n == 0 {
                 String::new()
             } else {
                 format!("-{n}")
             };
-            let copy = place(format!(
+            let copy = dir.join(format!(
                 "{base}.rescued-{}{suffix}.jsonl",
                 std::process::id()
             ));
@@ -1115,17 +1096,24 @@ fn save_copy(file: &File, len: u64, flag: &str, path: &Path) -> (io::Result<()>,
     (Err(last), PathBuf::new())
 }
 
-/// The end of a run that wrote `files` (`(file, flag, path)`), whether
-/// its writing `finished` or failed: [`rescue_if_unlinked`] for each file,
-/// then `finished`, or one error that names the failure (if any) and every
-/// rescued copy.
+/// The end of a run that wrote its `--out` file (`out`: the open file and
+/// its path) and its `--trace`, whether its writing `finished` or failed:
+/// [`rescue_if_unlinked`] for each file, then `finished`, or one error that
+/// names the failure (if any) and every rescued copy.
 pub(super) fn finish_with_rescue<T>(
     finished: Result<T>,
-    files: &[(&File, &str, &Path)],
+    out: Option<(&File, &Path)>,
+    trace: Option<&TraceOut>,
 ) -> Result<T> {
-    let mut lost: Vec<String> = files
-        .iter()
-        .filter_map(|&(file, flag, path)| rescue_if_unlinked(file, flag, path))
+    let out = out.map(|(file, path)| (file, "--out", path));
+    let trace = trace.map(|t| {
+        let (file, path) = t.file();
+        (file, "--trace", path)
+    });
+    let mut lost: Vec<String> = [out, trace]
+        .into_iter()
+        .flatten()
+        .filter_map(|(file, flag, path)| rescue_if_unlinked(file, flag, path))
         .collect();
     match finished {
         Ok(v) if lost.is_empty() => Ok(v),

@@ -606,15 +606,11 @@ pub fn run(
         }
         Ok(())
     })();
-    let mut written: Vec<(&std::fs::File, &str, &Path)> = Vec::new();
-    if let (Some(w), Some(path)) = (&writer, out) {
-        written.push((w.get_ref(), "--out", path));
-    }
-    if let Some(t) = &tracer {
-        let (file, path) = t.file();
-        written.push((file, "--trace", path));
-    }
-    super::play::finish_with_rescue(finished, &written)?;
+    super::play::finish_with_rescue(
+        finished,
+        writer.as_ref().map(BufWriter::get_ref).zip(out),
+        tracer.as_ref(),
+    )?;
     o.push_str(&format!(
         "rounds     {} (policy {}, engine {}), mean score {:.1}, {:.3} s\n",
         rounds.len(),
