@@ -72,10 +72,11 @@ def play(
     outside 0..2**32-1; ``TypeError`` when ``seeds`` is not an iterable of
     integers; ``ImportError`` for ``as_frame=True`` without pandas;
     ``MemoryError`` naming the table and its size in MB when the workers'
-    tables (one per thread, allocated before the first game) do not fit.
+    tables (one per thread, allocated before the first game) do not fit, or
+    the number of games when their records do not (reserved before the
+    first game: ``play`` keeps every record; ``drop7 play --out`` streams
+    them to a file). Reading ``seeds`` stays interruptible (Ctrl-C).
     """
-    if isinstance(threads, bool) or not isinstance(threads, int) or threads < 0:
-        raise ValueError(f"threads must be a non-negative integer, got {threads!r}")
     # Before the run, as `drop7 play`'s note on --table / --max-work: only the
     # fair policies search (an unknown policy raises below, without a warning).
     if policy in ("center", "random", "greedy"):

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any, Dict, Optional, Tuple
 
+import contextlib
 import operator
 import re
 
@@ -24,6 +25,21 @@ _MAX_MOVES_LIMIT = 2**32 - 1  # as drop7.play and the vector core
 
 class IllegalMove(gymnasium.error.InvalidAction, ValueError):
     """An action that is not a legal column (out of 0..6, or a full column)."""
+
+
+@contextlib.contextmanager
+def _one_call_at_a_time(what: str):
+    """Names the cause of PyO3's bare ``RuntimeError: Already borrowed``: a
+    ``Drop7VectorEnv`` whose games another thread is stepping (its ``step``
+    releases the GIL while it moves them) takes no second call meanwhile."""
+    try:
+        yield
+    except RuntimeError as e:
+        if "borrowed" not in str(e):
+            raise
+        raise RuntimeError(
+            f"Drop7VectorEnv.{what}: another thread is stepping or resetting this env; an env "
+            "takes one call at a time (give each thread its own env, or a lock)") from None
 
 
 def _observation_space(action_mask: bool) -> spaces.Dict:
@@ -289,7 +305,8 @@ class Drop7VectorEnv(VectorEnv):
                 raise ValueError(
                     f"seed must be one integer or {self.num_envs} (one per env), got {len(seeds)}")
             super().reset(seed=seeds[0])
-            restarted = self._core.reset_each(seeds)
+            with _one_call_at_a_time("reset"):
+                restarted = self._core.reset_each(seeds)
         else:
             # One integer: env i plays seed + i.
             if seed is not None:
@@ -297,11 +314,13 @@ class Drop7VectorEnv(VectorEnv):
             super().reset(seed=seed)
             if seed is None:
                 seed = int(self.np_random.integers(0, _SEED_LIMIT))
-            restarted = self._core.reset(seed)
+            with _one_call_at_a_time("reset"):
+                restarted = self._core.reset(seed)
         obs, info = self._pack(restarted)
         self._has_reset = True
-        info["seed"] = self._core.seeds
-        info["score"] = self._core.scores
+        with _one_call_at_a_time("reset"):
+            info["seed"] = self._core.seeds
+            info["score"] = self._core.scores
         return obs, info
 
     def step(self, actions: Any):
@@ -317,7 +336,9 @@ class Drop7VectorEnv(VectorEnv):
         Raises ``IllegalMove`` (a ValueError) before any env moves when an
         action is out of range or a full column, TypeError for a non-integer
         dtype, ValueError for a wrong shape, ``gymnasium.error.ResetNeeded``
-        before the first ``reset``.
+        before the first ``reset``, RuntimeError when another thread is in a
+        ``step`` or ``reset`` of this env (one call at a time; the games
+        move without the GIL).
         """
         if not self._has_reset:
             # As the single env (and Gymnasium's OrderEnforcing wrapper).
@@ -334,7 +355,8 @@ class Drop7VectorEnv(VectorEnv):
         else:
             a64 = np.ascontiguousarray(a, dtype=np.int64)
         try:
-            raw, reward, terminated, truncated, _autoreset = self._core.step(a64)
+            with _one_call_at_a_time("step"):
+                raw, reward, terminated, truncated, _autoreset = self._core.step(a64)
         except ValueError as e:
             msg = str(e)
             m = re.match(r"actions\[(\d+)\] = -?\d+", msg)
@@ -343,8 +365,9 @@ class Drop7VectorEnv(VectorEnv):
                 msg = f"actions[{i}] = {a[i]}" + msg[m.end():]
             raise IllegalMove(msg) from None
         obs, info = self._pack(raw)
-        info["seed"] = self._core.seeds
-        info["score"] = self._core.scores
+        with _one_call_at_a_time("step"):
+            info["seed"] = self._core.seeds
+            info["score"] = self._core.scores
         return obs, reward, terminated, truncated, info
 
 

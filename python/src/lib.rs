@@ -1140,8 +1140,34 @@ fn play_json(
             type_name(seeds)
         ))
     })?;
+    // The seeds and their records are reserved before the run (as soon as
+    // `len(seeds)` is known): a cohort whose records cannot fit is a
+    // MemoryError, not an abort of the interpreter when a list grows.
+    let reserve = |list: &mut Vec<u32>, recs: &mut Vec<GameRecord>, n: usize| {
+        list.try_reserve_exact(n - list.len())
+            .and_then(|()| recs.try_reserve_exact(n))
+            .map_err(|_| {
+                PyMemoryError::new_err(format!(
+                    "play: the records of {n} games ({} MB) do not fit in memory: play fewer \
+                     seeds per call (drop7 play --out streams a cohort of any size to a file)",
+                    (n as u128 * std::mem::size_of::<GameRecord>() as u128) >> 20
+                ))
+            })
+    };
     let mut list = Vec::new();
+    let mut recs: Vec<GameRecord> = Vec::new();
+    if let Ok(n) = seeds.len() {
+        reserve(&mut list, &mut recs, n)?;
+    }
     for (i, s) in iter.enumerate() {
+        if list.len() == list.capacity() {
+            let more = list.len().saturating_mul(2).max(1 << 10);
+            reserve(&mut list, &mut recs, more)?;
+        }
+        // A long iterable (range(2**32)) stays interruptible while read.
+        if i % (1 << 16) == 0 {
+            py.check_signals()?;
+        }
         list.push(seed_from(&s?, &format!("seeds[{i}]"))?);
     }
     if list.is_empty() {
@@ -1190,7 +1216,6 @@ fn play_json(
         stop: Some(&stop),
         moves: None,
     };
-    let mut recs: Vec<GameRecord> = Vec::with_capacity(list.len());
     std::thread::scope(|scope| -> PyResult<()> {
         let run = scope.spawn(|| {
             drop7::with_gravity!(path, |g| drop7::with_builtin_policy!(name, fair, |make| {

@@ -226,3 +226,35 @@ def test_vector_env_reset_with_one_seed_per_env():
         with pytest.raises(exc, match=msg):
             env.reset(seed=bad)
     assert list(env.reset(seed=7)[1]["seed"]) == [7, 8, 9]
+
+
+def test_vector_env_shared_by_threads_names_the_cause():
+    """Two threads stepping one vector env (its step moves the games without
+    the GIL): a call that finds another running gets a RuntimeError saying
+    so, never PyO3's bare "Already borrowed"; the env works on after."""
+    import threading
+
+    env = drop7.Drop7VectorEnv(num_envs=1 << 15)
+    first_mask = env.reset(seed=1)[1]["action_mask"]
+    errors = []
+
+    def stepper():
+        mask = first_mask
+        for _ in range(20):
+            try:
+                info = env.step(np.argmax(mask, axis=1))[4]
+                mask = info["action_mask"]
+            except drop7.IllegalMove:
+                pass  # a mask the other thread's step made stale: not what is tested
+            except RuntimeError as e:
+                errors.append(str(e))
+
+    threads = [threading.Thread(target=stepper) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for e in errors:
+        assert e.startswith("Drop7VectorEnv.step: another thread is stepping or resetting this env"), e
+    obs, info = env.reset(seed=2)
+    assert info["seed"][0] == 2

@@ -135,3 +135,24 @@ def test_ctrl_c_stops_a_long_run():
         drop7.play("fair:d3s5", range(10_000), threads=1)
     assert time.perf_counter() - t0 < 30
     timer.join()
+
+
+def test_records_that_cannot_fit_are_a_memory_error():
+    """The seeds' records are reserved before the first game: a cohort far
+    beyond any memory is a MemoryError naming it, not an abort of Python."""
+    with pytest.raises(MemoryError, match=r"play: the records of 1099511627776 games \(\d+ MB\) do not fit"):
+        drop7.play("center", range(2**40), threads=1)
+    # The interpreter is fine, and so is the next run.
+    assert len(drop7.play("center", range(1, 4), threads=1)) == 3
+
+
+def test_threads_takes_any_integer_type():
+    np = pytest.importorskip("numpy")
+    want = drop7.play("center", [1, 2], threads=1)
+    for threads in (np.int64(2), np.uint8(1), 2):
+        got = drop7.play("center", [1, 2], threads=threads)
+        assert [r["score"] for r in got] == [r["score"] for r in want]
+    with pytest.raises(TypeError, match="threads must be an integer, got float"):
+        drop7.play("center", [1], threads=2.0)
+    with pytest.raises(ValueError, match="threads must be 0-1024, got -1"):
+        drop7.play("center", [1], threads=-1)

@@ -194,7 +194,12 @@ async function playColumn(c) {
     $("advice-info").textContent = "";
     const before = view.board;
     view = step.state;
+    const ep = epoch;
     await animate(step, before);
+    // A new game, a restart or a replay during the animation: the board shows
+    // something else now, so this game's end is not announced over it.
+    if (ep !== epoch)
+        return true;
     if (step.state.gameOver) {
         message(overText(step.state, step.terminal), true);
     }

@@ -323,6 +323,25 @@ test("a new game during an animation shows the new game, not stale frames", asyn
   await page.close();
 });
 
+test("a restart while the last move animates announces no stale game over", async () => {
+  // The shortest game's last move ends it; restart before its animation does.
+  const g = games().reduce((a, b) => (b.length < a.length ? b : a));
+  const last = g.at(-1);
+  const page = await open(`?seed=${last.seed}&moves=${g.slice(0, -1).map((l) => l.column).join("")}`, "220");
+  await page.click(`[data-testid=drop-${last.column}]`);
+  await page.click("[data-testid=restart]");
+  await page.waitForTimeout(1500);
+  const s = await read(page);
+  assert.equal(s.moves, 0);
+  assert.doesNotMatch(await message(page), /Game over/);
+  // Played to its end without a restart, the same move does announce it.
+  await page.goto(base + `?seed=${last.seed}&moves=${g.slice(0, -1).map((l) => l.column).join("")}`);
+  await page.waitForSelector("body[data-ready=true]");
+  await page.click(`[data-testid=drop-${last.column}]`);
+  await page.waitForFunction(() => /Game over/.test(document.querySelector("[data-testid=message]").textContent));
+  await page.close();
+});
+
 test("stop a long search; share a URL that reopens the game", async () => {
   const lines = trace();
   const page = await open(`?seed=${SEED()}&moves=${lines.slice(0, 30).map((l) => l.column).join("")}`);

@@ -264,6 +264,20 @@ fn tapes_roundtrip_and_tampering() {
         "invalid-configuration",
         Some(5 * (rows as u64 - 1)),
     );
+    // It reports the game before the failed move: its rows are the
+    // successful rises' (trace-format.md: 1 + successful rises), as the web
+    // page shows the replay up to that move.
+    let mut short = tape.clone();
+    short["coveredRows"].as_array_mut().unwrap().pop();
+    let p = dir.join("short.json");
+    std::fs::write(&p, serde_json::to_string(&short).unwrap()).unwrap();
+    let o = drop7(&["replay", p.to_str().unwrap()]);
+    let rep: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let at = 5 * (rows as u64 - 1);
+    assert_eq!(rep["moves"], at - 1, "{rep}");
+    assert_eq!(rep["coveredRowsConsumed"], rows as u64 - 1, "{rep}");
+    assert_eq!(rep["complete"], false, "{rep}");
+    assert_eq!(rep["score"], tape["scores"][at as usize - 2], "{rep}");
     // `scores` and `boards` hold one entry per move: empty, one, one short
     // or one extra is a malformed tape, named as such before any move.
     let scores = tape["scores"].as_array().unwrap().clone();
@@ -1106,6 +1120,84 @@ fn d7p_policy_column_out_of_range_is_illegal() {
     assert_eq!(rec["illegalChoices"], 0, "{rec}");
 }
 
+/// `show --seed` with a D7P engine that chose a full column or failed: the
+/// title counts it; one given up is an error (exit 1, as `play`) after the
+/// game is shown. A tape of a game stopped by the move cap shows and says
+/// so on its last move (`replay` calls it `incomplete-game`).
+#[test]
+fn show_says_what_an_engine_and_a_tape_left_out() {
+    let engine = |answer: &str| {
+        format!(
+            "d7p:while read -r l; do case $l in d7p) echo d7pok;; isready) echo readyok;; \
+             go) echo bestmove {answer};; quit) exit 0;; esac; done"
+        )
+    };
+    let show = |answer: &str| {
+        let engine = engine(answer);
+        drop7(&[
+            "show",
+            "--seed",
+            "1",
+            "--max-moves",
+            "4",
+            "--plain",
+            "--policy",
+            &engine,
+        ])
+    };
+    let o = show("9");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    let text = String::from_utf8_lossy(&o.stdout);
+    let title = text.lines().next().unwrap();
+    assert!(
+        title.ends_with(
+            ", 0 engine failures, 4 illegal choices: first legal column played: 4 moves"
+        ),
+        "{title}"
+    );
+    let o = show("banana");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.ends_with("was given up: the moves after that played the first legal column (counted in engineFailures)\n"), "{err}");
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        text.lines()
+            .next()
+            .unwrap()
+            .contains(", 4 engine failures, 0 illegal choices")
+    );
+    assert!(
+        text.contains("STOPPED by the move cap (--max-moves 4)"),
+        "{text}"
+    );
+
+    let dir = scratch("show-capped-tape");
+    let tapes = dir.join("t");
+    ok(&[
+        "play",
+        "--games",
+        "1",
+        "--max-moves",
+        "5",
+        "--tapes",
+        tapes.to_str().unwrap(),
+    ]);
+    let tape = tapes.join("0x00000001.tape.json");
+    let o = drop7(&["replay", tape.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("\"failure\":\"incomplete-game\""));
+    let text = ok(&["show", "--plain", tape.to_str().unwrap()]);
+    let marked: Vec<&str> = text.lines().filter(|l| l.contains("TAPE ENDS")).collect();
+    assert_eq!(
+        marked,
+        [
+            "dropped 4 in column 3: +17007 (+17000 level bonus)  TAPE ENDS, game not over (incomplete-game)"
+        ],
+        "{text}"
+    );
+}
+
 /// The fields of a game record that the games decide (not timings).
 fn game_fields(recs: &[Value]) -> Vec<Vec<Value>> {
     recs.iter()
@@ -1294,6 +1386,20 @@ fn a_refused_run_leaves_no_new_tapes_folder() {
         &["nothing was changed"],
     );
     assert!(fresh.is_dir());
+    // A file at the folder's path, or in its path, is named.
+    let file = dir.join("a-file");
+    std::fs::write(&file, "x").unwrap();
+    for (tapes, what) in [(file.clone(), ""), (file.join("t"), " in its path")] {
+        let t = tapes.to_str().unwrap();
+        fails(
+            &["play", "--games", "2", "--tapes", t],
+            &[&format!(
+                "cannot create --tapes directory {t}: {}{what} is a file, not a folder",
+                file.display()
+            )],
+        );
+    }
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "x");
 }
 
 /// `--out` or `--trace` at a tape's name inside the `--tapes` folder is

@@ -99,21 +99,35 @@ fn summary_and_compare_refuse_a_seed_outside_its_cohort() {
     assert!(ok(&["summary", s(&a)]).contains("games"));
 }
 
-/// Score deltas are taken without wrapping, whatever the u64 scores; a
-/// cohortGames above the 2^32 seeds is refused, not counted.
+/// Score deltas are taken without wrapping up to the largest score a record
+/// may hold (2^53, so that every score prints exactly); a larger score, and
+/// a cohortGames above the 2^32 seeds, are refused, not counted.
 #[test]
 fn compare_takes_any_score_and_refuses_impossible_cohorts() {
     let dir = scratch("bigscore");
     let (a, b) = (dir.join("a.jsonl"), dir.join("b.jsonl"));
     ok(&["play", "--games", "3", "--out", s(&a)]);
     let text = std::fs::read_to_string(&a).unwrap();
-    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
-    let at = lines[0].find("\"score\":").unwrap() + "\"score\":".len();
-    let end = at + lines[0][at..].find(',').unwrap();
-    lines[0].replace_range(at..end, &u64::MAX.to_string());
-    std::fs::write(&b, lines.join("\n") + "\n").unwrap();
+    let with_score = |score: u64| {
+        let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+        let at = lines[0].find("\"score\":").unwrap() + "\"score\":".len();
+        let end = at + lines[0][at..].find(',').unwrap();
+        lines[0].replace_range(at..end, &score.to_string());
+        lines.join("\n") + "\n"
+    };
+    std::fs::write(&b, with_score(1 << 53)).unwrap();
     let out = ok(&["compare", s(&a), s(&b)]);
     assert!(out.contains("1 win, 2 ties, 0 losses"), "{out}");
+    let out = ok(&["summary", s(&b)]);
+    assert!(out.contains("max 9007199254740992"), "{out}");
+    std::fs::write(&b, with_score((1 << 53) + 1)).unwrap();
+    fails(
+        &["compare", s(&a), s(&b)],
+        &[
+            s(&b),
+            "line 1: bad score: 9007199254740993 (expected at most 2^53 = 9007199254740992)",
+        ],
+    );
     let huge = text.replace("\"cohortGames\":3", "\"cohortGames\":4294967297");
     assert_ne!(huge, text);
     std::fs::write(&b, huge).unwrap();
@@ -733,4 +747,52 @@ fn small_messages_say_what_happened() {
         "none",
     ]);
     assert!(!String::from_utf8_lossy(&o.stderr).contains("note:"));
+}
+
+/// A gzip-compressed record file, round or tape: the error says so.
+#[test]
+fn a_gzip_file_is_named_as_such() {
+    use std::io::Write;
+    let dir = scratch("gzip");
+    let (records, tapes) = (dir.join("r.jsonl"), dir.join("t"));
+    ok(&[
+        "play",
+        "--games",
+        "2",
+        "--out",
+        s(&records),
+        "--tapes",
+        s(&tapes),
+    ]);
+    let gzip = |from: &std::path::Path, to: &std::path::Path| {
+        let mut z = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+        z.write_all(&std::fs::read(from).unwrap()).unwrap();
+        std::fs::write(to, z.finish().unwrap()).unwrap();
+    };
+    let hint = "not UTF-8 text (gzip-compressed: gunzip it first)";
+    let gz = dir.join("r.jsonl.gz");
+    gzip(&records, &gz);
+    fails(
+        &["summary", s(&gz)],
+        &[&format!("{} line 1: {hint}", s(&gz))],
+    );
+    let tape = dir.join("t.json.gz");
+    gzip(&tapes.join("0x00000001.tape.json"), &tape);
+    fails(
+        &["show", "--plain", s(&tape)],
+        &[&format!("tape {}: {hint}", s(&tape))],
+    );
+    let o = drop7(&["replay", s(&tape)]);
+    assert!(
+        String::from_utf8_lossy(&o.stdout).contains(&format!("the file is {hint}")),
+        "{o:?}"
+    );
+    let round = dir.join("round.json.gz");
+    let rounds =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../testdata/rounds/gauntlet-01.json");
+    gzip(&rounds, &round);
+    fails(
+        &["play", "--round", s(&round)],
+        &[&format!("round file {}: {hint}", s(&round))],
+    );
 }

@@ -315,6 +315,19 @@ mod tests {
     }
 
     #[test]
+    fn json_values_are_counted() {
+        // An array and MAX_JSON_VALUES - 1 numbers: accepted; one more: refused.
+        let array = |n: u64| format!("[{}0]", "0,".repeat(n as usize - 1));
+        let ok = parse_json_strict(&array(MAX_JSON_VALUES - 1)).unwrap();
+        assert_eq!(ok.as_array().unwrap().len() as u64, MAX_JSON_VALUES - 1);
+        let err = parse_json_strict(&array(MAX_JSON_VALUES)).unwrap_err();
+        assert!(err.starts_with("more than 4000000 JSON values"), "{err}");
+        // Nested values count too.
+        let rows = format!("{{\"rows\":[{}[1]]}}", "[1,1,1],".repeat(1_000_000));
+        assert!(parse_json_strict(&rows).is_err());
+    }
+
+    #[test]
     fn duplicate_keys_are_named() {
         let e = parse_root_line(&format!(
             r#"{{"board":"{BOARD}","next":4,"movesRemaining":5,"next":3}}"#
@@ -449,74 +462,92 @@ pub fn json_error_text(e: &serde_json::Error) -> String {
     text
 }
 
+/// The most JSON values (numbers, strings, arrays, objects, nulls and
+/// booleans; keys not counted) that [`parse_json_strict`] builds: 4,000,000.
+/// The largest file the formats allow needs fewer (a scripted round with a
+/// move cap of 1,000,000 has about 2.6 M: its discs and latent rows; a tape,
+/// at most 20,000 moves, far fewer), and a parsed value takes about 40 bytes,
+/// so a padded file is refused before it takes more than a few hundred MB of
+/// memory (a 243 MB tape of padded rows took 5 GB before this limit).
+pub const MAX_JSON_VALUES: u64 = 4_000_000;
+
 /// [`parse_json_strict`] keeping serde_json's error (so a caller can tell a
 /// truncated text, [`serde_json::Error::is_eof`], from a malformed one).
 pub(crate) fn strict_json(text: &str) -> Result<serde_json::Value, serde_json::Error> {
     let mut de = serde_json::Deserializer::from_str(text);
-    let v = serde::Deserialize::deserialize(&mut de).map(|StrictValue(v)| v)?;
+    let budget = std::cell::Cell::new(MAX_JSON_VALUES);
+    let v = serde::de::DeserializeSeed::deserialize(Strict(&budget), &mut de)?;
     de.end()?;
     Ok(v)
 }
 
-/// A JSON value whose objects have distinct keys.
-struct StrictValue(serde_json::Value);
+/// Builds a JSON value whose objects have distinct keys, counting each value
+/// against a budget of [`MAX_JSON_VALUES`].
+#[derive(Clone, Copy)]
+struct Strict<'b>(&'b std::cell::Cell<u64>);
 
-impl<'de> serde::Deserialize<'de> for StrictValue {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_any(StrictVisitor)
+impl<'de> serde::de::DeserializeSeed<'de> for Strict<'_> {
+    type Value = serde_json::Value;
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        match self.0.get().checked_sub(1) {
+            Some(left) => self.0.set(left),
+            None => {
+                return Err(serde::de::Error::custom(format!(
+                    "more than {MAX_JSON_VALUES} JSON values (numbers, strings, arrays, \
+                     objects): no tape or round file needs as many"
+                )));
+            }
+        }
+        d.deserialize_any(self)
     }
 }
 
-struct StrictVisitor;
-
-impl<'de> serde::de::Visitor<'de> for StrictVisitor {
-    type Value = StrictValue;
+impl<'de> serde::de::Visitor<'de> for Strict<'_> {
+    type Value = serde_json::Value;
     fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str("a JSON value")
     }
-    fn visit_bool<E>(self, v: bool) -> Result<StrictValue, E> {
-        Ok(StrictValue(v.into()))
+    fn visit_bool<E>(self, v: bool) -> Result<Self::Value, E> {
+        Ok(v.into())
     }
-    fn visit_i64<E>(self, v: i64) -> Result<StrictValue, E> {
-        Ok(StrictValue(v.into()))
+    fn visit_i64<E>(self, v: i64) -> Result<Self::Value, E> {
+        Ok(v.into())
     }
-    fn visit_u64<E>(self, v: u64) -> Result<StrictValue, E> {
-        Ok(StrictValue(v.into()))
+    fn visit_u64<E>(self, v: u64) -> Result<Self::Value, E> {
+        Ok(v.into())
     }
-    fn visit_f64<E>(self, v: f64) -> Result<StrictValue, E> {
-        Ok(StrictValue(
-            serde_json::Number::from_f64(v).map_or(serde_json::Value::Null, Into::into),
-        ))
+    fn visit_f64<E>(self, v: f64) -> Result<Self::Value, E> {
+        Ok(serde_json::Number::from_f64(v).map_or(serde_json::Value::Null, Into::into))
     }
-    fn visit_str<E>(self, v: &str) -> Result<StrictValue, E> {
-        Ok(StrictValue(v.into()))
+    fn visit_str<E>(self, v: &str) -> Result<Self::Value, E> {
+        Ok(v.into())
     }
-    fn visit_string<E>(self, v: String) -> Result<StrictValue, E> {
-        Ok(StrictValue(v.into()))
+    fn visit_string<E>(self, v: String) -> Result<Self::Value, E> {
+        Ok(v.into())
     }
-    fn visit_unit<E>(self) -> Result<StrictValue, E> {
-        Ok(StrictValue(serde_json::Value::Null))
+    fn visit_unit<E>(self) -> Result<Self::Value, E> {
+        Ok(serde_json::Value::Null)
     }
-    fn visit_none<E>(self) -> Result<StrictValue, E> {
-        Ok(StrictValue(serde_json::Value::Null))
+    fn visit_none<E>(self) -> Result<Self::Value, E> {
+        Ok(serde_json::Value::Null)
     }
-    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut a: A) -> Result<StrictValue, A::Error> {
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut a: A) -> Result<Self::Value, A::Error> {
         let mut items = Vec::new();
-        while let Some(StrictValue(v)) = a.next_element()? {
+        while let Some(v) = a.next_element_seed(self)? {
             items.push(v);
         }
-        Ok(StrictValue(serde_json::Value::Array(items)))
+        Ok(serde_json::Value::Array(items))
     }
-    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut a: A) -> Result<StrictValue, A::Error> {
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut a: A) -> Result<Self::Value, A::Error> {
         let mut map = serde_json::Map::new();
         while let Some(key) = a.next_key::<String>()? {
             if map.contains_key(&key) {
                 return Err(serde::de::Error::custom(format!("duplicate key {key:?}")));
             }
-            let StrictValue(v) = a.next_value()?;
+            let v = a.next_value_seed(self)?;
             map.insert(key, v);
         }
-        Ok(StrictValue(serde_json::Value::Object(map)))
+        Ok(serde_json::Value::Object(map))
     }
 }
 

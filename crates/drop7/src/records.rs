@@ -39,7 +39,15 @@ pub enum RecordError {
     /// value as written back (shortest round trip).
     #[error("bad {0}: {1} (expected a number from 0 to 1e12)")]
     Measured(&'static str, String),
+    /// `score` above [`MAX_SCORE`].
+    #[error("bad score: {0} (expected at most 2^53 = 9007199254740992)")]
+    Score(u64),
 }
+
+/// The largest `score` a record may hold: 2^53, the largest below which every
+/// integer is an `f64`, so that `summary` and `compare` print each score
+/// exactly (a real game scores far less).
+pub const MAX_SCORE: u64 = 1 << 53;
 
 /// The largest value of a measured field that a record may hold: 10^12 (ms:
 /// about 31 years). Above it a sum over a cohort could overflow to infinity.
@@ -68,9 +76,9 @@ fn check_measured(rec: &GameRecord) -> Result<(), RecordError> {
 
 /// Parses one line of a record file (a trailing `\r` is ignored) and checks
 /// the fields whose syntax matters: `seed` must be a u32 (`0x…` or decimal),
-/// `shard`, when present, `I/N`, and the measured fields (`wallMs`,
-/// `decisionMsP50/P95/P99`, `chainMeanDepth`) numbers from 0 to
-/// [`MAX_MEASURED`].
+/// `shard`, when present, `I/N`, `score` at most [`MAX_SCORE`], and the
+/// measured fields (`wallMs`, `decisionMsP50/P95/P99`, `chainMeanDepth`)
+/// numbers from 0 to [`MAX_MEASURED`].
 ///
 /// ```
 /// let r = drop7::records::parse_record_line(r#"{"seed":"0x00000001","policy":"center","driver":"headless","score":7,"moves":3,"levels":1,"clears":0,"reveals":0,"chainMaxDepth":1,"terminalReason":"blocked-rise","censored":false}"#).unwrap();
@@ -98,6 +106,9 @@ pub fn parse_record_line(line: &str) -> Result<GameRecord, RecordError> {
     })?;
     record_seed(&rec)?;
     check_measured(&rec)?;
+    if rec.score > MAX_SCORE {
+        return Err(RecordError::Score(rec.score));
+    }
     if let Some(s) = &rec.shard {
         parse_shard(s).map_err(|_| RecordError::Shard(s.clone()))?;
     }
@@ -337,6 +348,26 @@ mod tests {
             .map(|b| format!("{b:02x}"))
             .collect();
         assert_eq!(h.finish(), want);
+    }
+
+    #[test]
+    fn scores_above_2_pow_53_are_refused() {
+        let line = |score: u64| {
+            format!(
+                r#"{{"seed":"0x00000001","policy":"center","driver":"headless","score":{score},"moves":3,"levels":1,"clears":0,"reveals":0,"chainMaxDepth":1,"terminalReason":"blocked-rise","censored":false}}"#
+            )
+        };
+        assert_eq!(
+            parse_record_line(&line(MAX_SCORE)).unwrap().score,
+            MAX_SCORE
+        );
+        let err = parse_record_line(&line(MAX_SCORE + 1)).unwrap_err();
+        assert_eq!(err, RecordError::Score(MAX_SCORE + 1));
+        assert_eq!(
+            err.to_string(),
+            "bad score: 9007199254740993 (expected at most 2^53 = 9007199254740992)"
+        );
+        assert!(parse_record_line(&line(u64::MAX)).is_err());
     }
 
     #[test]

@@ -376,6 +376,8 @@ pub fn replay_observed<E: CoreEngine, O: ReplayObserver<E::Core>>(
         error: None,
     };
     let mut failure: Option<(&str, Option<u32>, String)> = None;
+    // The counts before a move that failed on the covered rows.
+    let mut faulted = None;
     let mut reveals = Vec::new();
     for (i, &c) in p.columns.iter().enumerate() {
         let m = i as u32 + 1;
@@ -396,6 +398,15 @@ pub fn replay_observed<E: CoreEngine, O: ReplayObserver<E::Core>>(
             ));
             break;
         }
+        // The counts before this move: what a move that fails on the
+        // covered rows reports (it did not happen: 1 + the successful rises
+        // are the rows consumed, trace-format.md).
+        let before = (
+            game.score(),
+            game.level(),
+            game.moves_played(),
+            game.grays().rows_used(),
+        );
         let summary = match game.play_move_logged(usize::from(c), &mut (), &mut reveals) {
             Ok(s) => s,
             Err(_) => {
@@ -409,6 +420,7 @@ pub fn replay_observed<E: CoreEngine, O: ReplayObserver<E::Core>>(
                 Some(m),
                 format!("move {m}: {f} (coveredRows has {n_rows} rows)"),
             ));
+            faulted = Some(before);
             break;
         }
         if let Some(s) = p.scores.as_ref().and_then(|s| s.get(i))
@@ -439,11 +451,13 @@ pub fn replay_observed<E: CoreEngine, O: ReplayObserver<E::Core>>(
         }
         observer.moved(&pos, usize::from(c), &summary, &reveals, &game);
     }
-    out.score = game.score();
-    out.level = game.level();
-    out.moves = game.moves_played();
-    out.covered_rows_consumed = game.grays().rows_used();
-    out.complete = game.position().game_over;
+    (out.score, out.level, out.moves, out.covered_rows_consumed) = faulted.unwrap_or((
+        game.score(),
+        game.level(),
+        game.moves_played(),
+        game.grays().rows_used(),
+    ));
+    out.complete = faulted.is_none() && game.position().game_over;
     if failure.is_none() {
         if !out.complete {
             failure = Some((

@@ -47,7 +47,7 @@ fn for_each_record_or_none(
         line = l.number;
         let text = l
             .text()
-            .ok_or_else(|| anyhow!("{shown} line {line}: not UTF-8 text"))?;
+            .ok_or_else(|| anyhow!("{shown} line {line}: {}", super::not_utf8(l.bytes)))?;
         if !l.complete {
             bail!(
                 "{shown} line {line}: incomplete last record (no newline): an interrupted run? finish it with play --resume"

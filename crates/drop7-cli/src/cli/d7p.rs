@@ -26,7 +26,7 @@
 //!   handshake before any game is an error; after 3 failures in a row the
 //!   engine is given up (the rest of the run plays the fallback, then exits 1).
 
-use std::io::{self, BufRead, BufReader, Read, Write};
+use std::io::{self, BufRead, BufReader, IsTerminal, Read, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, SyncSender};
@@ -934,6 +934,18 @@ pub fn preflight(cmd: &str, timeout: Duration) -> Result<()> {
     }
 }
 
+/// Prints a warning line on stderr; on a terminal it first clears the line,
+/// so that it replaces a progress line (`show`'s) instead of running on
+/// after it.
+fn warn(message: std::fmt::Arguments<'_>) {
+    let clear = if io::stderr().is_terminal() {
+        "\r\x1b[K"
+    } else {
+        ""
+    };
+    eprintln!("{clear}{message}");
+}
+
 /// After the games' records are written: an error if an engine was given up.
 pub fn check_gave_up(cmd: &str) -> Result<()> {
     if GAVE_UP.load(Ordering::SeqCst) {
@@ -1005,11 +1017,11 @@ impl D7pPolicy {
         );
         if stale && !p.stale_reported {
             p.stale_reported = true;
-            eprintln!(
+            warn(format_args!(
                 "warning: d7p engine {:?}: sent `bestmove` when no `go` was waiting for it \
                  (ignored; said once per engine start)",
                 self.cmd
-            );
+            ));
         }
         synced?;
         let line = p.wait_until("bestmove", is_bestmove, deadline, self.timeout)?;
@@ -1058,13 +1070,16 @@ impl Policy for D7pPolicy {
                 }
                 self.failures_in_a_row += 1;
                 if self.failures_in_a_row < MAX_CONSECUTIVE_FAILURES {
-                    eprintln!("warning: d7p engine {:?}: {e}; restarting it", self.cmd);
+                    warn(format_args!(
+                        "warning: d7p engine {:?}: {e}; restarting it",
+                        self.cmd
+                    ));
                 } else if !GAVE_UP.swap(true, Ordering::SeqCst) {
-                    eprintln!(
+                    warn(format_args!(
                         "warning: d7p engine {:?}: {e}; {MAX_CONSECUTIVE_FAILURES} failures in a \
                          row: giving it up, the remaining moves play the first legal column",
                         self.cmd
-                    );
+                    ));
                 }
                 first_legal
             }

@@ -111,6 +111,16 @@ pub fn main() -> ExitCode {
     }
 }
 
+/// "not UTF-8 text", saying so when the bytes are gzip-compressed (a
+/// `.gz` file given where its text is read: gunzip it first).
+pub fn not_utf8(start: &[u8]) -> &'static str {
+    if start.starts_with(&[0x1f, 0x8b]) {
+        "not UTF-8 text (gzip-compressed: gunzip it first)"
+    } else {
+        "not UTF-8 text"
+    }
+}
+
 /// Largest file read whole (a tape, a scripted round, `show`'s tape): 256 MiB,
 /// eight times the web page's limit for a dropped file (`MAX_FILE_BYTES`,
 /// 32 MiB, in web/src/main.ts) and far above any real one (a round or tape of

@@ -841,6 +841,16 @@ impl NewFiles {
             missing.push(d.to_path_buf());
             at = d.parent();
         }
+        if let Some(file) =
+            std::iter::successors(Some(dir), |d| d.parent()).find(|d| d.exists() && !d.is_dir())
+        {
+            let what = if file == dir { "" } else { " in its path" };
+            anyhow::bail!(
+                "cannot create {flag} directory {}: {}{what} is a file, not a folder",
+                dir.display(),
+                file.display()
+            );
+        }
         std::fs::create_dir_all(dir)
             .with_context(|| format!("cannot create {flag} directory {}", dir.display()))?;
         self.created_dirs.extend(missing.into_iter().rev());
@@ -1305,7 +1315,8 @@ fn open_out(
         let index = kept.stats.games;
         let line = index + 1;
         let Some(text) = l.text() else {
-            bail!("--out {shown} line {line}: not UTF-8 text; not resuming (nothing was changed)");
+            let what = super::not_utf8(l.bytes);
+            bail!("--out {shown} line {line}: {what}; not resuming (nothing was changed)");
         };
         let rec = match parse_record_line(text) {
             Ok(r) => r,

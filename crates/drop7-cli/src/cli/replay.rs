@@ -41,7 +41,7 @@ pub fn run(args: &ReplayArgs) -> Result<bool> {
         let r = match super::read_capped(path) {
             Err(e) => bad(format!("cannot read {}: {e}", path.display())),
             Ok(bytes) => match String::from_utf8(bytes) {
-                Err(_) => bad("the file is not UTF-8 text".into()),
+                Err(e) => bad(format!("the file is {}", super::not_utf8(e.as_bytes()))),
                 Ok(text) => match engine {
                     EngineSel::Packed(_) => {
                         replay(drop7::runner::PackedEngine(drop7::gravity::Portable), &text)

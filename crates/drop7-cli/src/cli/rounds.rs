@@ -479,8 +479,10 @@ pub fn run(
     for f in files {
         let text = super::read_capped(f)
             .with_context(|| format!("cannot read round file {}", f.display()))?;
-        let text = String::from_utf8(text)
-            .map_err(|_| anyhow!("round file {}: not UTF-8 text", f.display()))?;
+        let text = String::from_utf8(text).map_err(|e| {
+            let what = super::not_utf8(e.as_bytes());
+            anyhow!("round file {}: {what}", f.display())
+        })?;
         let r =
             ScriptedRound::parse(&text).map_err(|e| anyhow!("round file {}: {e}", f.display()))?;
         rounds.push(r);

@@ -91,8 +91,17 @@ struct Frame {
     last: Option<LastMove>,
     /// Animation frames of that move (empty for the opening position).
     steps: Vec<drop7::frames::Frame>,
-    /// The move cap, on the last frame of a game it stopped (not over).
-    capped: Option<u32>,
+    /// On the last frame of a game that is not over: why it stopped.
+    stopped: Option<Stopped>,
+}
+
+/// Why a game that is not over stops (the last frame's note).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Stopped {
+    /// `--seed` play reached `--max-moves` (the value).
+    Cap(u32),
+    /// The tape ends before the game does (`replay`'s `incomplete-game`).
+    TapeEnds,
 }
 
 fn frame<G: EngineGame>(g: &G, last: Option<LastMove>) -> Frame {
@@ -106,7 +115,7 @@ fn frame<G: EngineGame>(g: &G, last: Option<LastMove>) -> Frame {
         next: (!p.game_over).then_some(p.next_disc),
         last,
         steps: Vec::new(),
-        capped: None,
+        stopped: None,
     }
 }
 
@@ -147,7 +156,7 @@ fn collect<C: drop7::latent::EngineCore>(
         && !game.position().game_over
         && let Some(last) = frames.last_mut()
     {
-        last.capped = Some(max_moves);
+        last.stopped = Some(Stopped::Cap(max_moves));
     }
     frames
 }
@@ -155,8 +164,10 @@ fn collect<C: drop7::latent::EngineCore>(
 fn from_tape(path: &std::path::Path) -> Result<(String, Vec<Frame>)> {
     let bytes =
         super::read_capped(path).with_context(|| format!("cannot read tape {}", path.display()))?;
-    let text =
-        String::from_utf8(bytes).map_err(|_| anyhow!("tape {}: not UTF-8 text", path.display()))?;
+    let text = String::from_utf8(bytes).map_err(|e| {
+        let what = super::not_utf8(e.as_bytes());
+        anyhow!("tape {}: {what}", path.display())
+    })?;
     let rep = replay(PackedEngine(Portable), &text);
     if !rep.valid && rep.failure.as_deref() != Some("incomplete-game") {
         bail!(
@@ -182,10 +193,16 @@ fn from_tape(path: &std::path::Path) -> Result<(String, Vec<Frame>)> {
         .map_err(|e| anyhow!("tape {}: coveredRows: {e}", path.display()))?;
     let game = TrackedGame::latent_with(PackedEngine(Portable), rows, nums("discs"), 1);
     let mut i = 0;
-    let frames = collect(game, u32::MAX, |_| {
+    let mut frames = collect(game, u32::MAX, |_| {
         i += 1;
         columns.get(i - 1).map(|&c| usize::from(c))
     });
+    // A game stopped by a move cap, or a cut tape: the last frame says so.
+    if !rep.valid
+        && let Some(last) = frames.last_mut()
+    {
+        last.stopped = Some(Stopped::TapeEnds);
+    }
     // What the tape says of itself (drop7's tapes name these; other
     // writers' may not): round, seed, policy, driver.
     let mut about: Vec<String> = Vec::new();
@@ -214,7 +231,9 @@ fn from_tape(path: &std::path::Path) -> Result<(String, Vec<Frame>)> {
     Ok((title, frames))
 }
 
-fn from_seed(args: &ShowArgs, seed: &str) -> Result<(String, Vec<Frame>)> {
+/// The game of `--seed`: its title, its frames and the error to report
+/// after showing it (a D7P engine given up).
+fn from_seed(args: &ShowArgs, seed: &str) -> Result<(String, Vec<Frame>, Option<anyhow::Error>)> {
     let seed = parse_seed(seed).map_err(|e| anyhow!("--seed: {e}"))?;
     let game_args = GameArgs {
         policy: args.policy.clone(),
@@ -238,35 +257,47 @@ fn from_seed(args: &ShowArgs, seed: &str) -> Result<(String, Vec<Frame>)> {
         super::spec::PolicySpec::Fair(_) | super::spec::PolicySpec::D7p(_)
     );
     let progress = slow && io::stderr().is_terminal();
-    let frames = with_policy!(setup, |make| {
+    let played = with_policy!(setup, |make| {
         let mut policy = make();
         policy.new_game(seed);
         let game = start(engine, setup.driver, seed);
         let mut moves = 0u32;
-        collect(game, setup.max_moves, |g| {
+        let frames = collect(game, setup.max_moves, |g| {
             if progress {
+                // Cleared first: a warning of the engine's ends the line.
                 eprint!(
-                    "\rshow       playing the game before showing it ({} searches every move): move {}",
+                    "\r\x1b[Kshow       playing the game before showing it ({} searches every move): move {}",
                     setup.policy,
                     moves + 1
                 );
                 moves += 1;
             }
             policy.choose_in(g)
-        })
+        });
+        (frames, policy.game_tallies())
     });
     if progress {
         eprint!("\r\x1b[K");
     }
-    let frames = frames?;
-    Ok((
-        format!(
-            "seed 0x{seed:08x}, policy {}, driver {}",
-            setup.policy,
-            setup.driver.as_str()
-        ),
-        frames,
-    ))
+    let (frames, tallies) = played?;
+    let mut title = format!(
+        "seed 0x{seed:08x}, policy {}, driver {}",
+        setup.policy,
+        setup.driver.as_str()
+    );
+    // A D7P engine that failed or chose a full column: its moves were the
+    // first legal column's, which the title says; an engine given up is an
+    // error once the game has been shown (exit 1, as `play` and `trace`).
+    if let Some((failures, illegal)) = tallies.filter(|&(f, i)| f + i > 0) {
+        title.push_str(&format!(
+            ", {failures} engine failures, {illegal} illegal choices: first legal column played"
+        ));
+    }
+    let after = match &setup.policy {
+        super::spec::PolicySpec::D7p(cmd) => super::d7p::check_gave_up(cmd).err(),
+        _ => None,
+    };
+    Ok((title, frames, after))
 }
 
 /// The interactive viewer's one requirement (`--plain` has none).
@@ -286,11 +317,23 @@ fn start<E: CoreEngine>(engine: E, driver: DriverKind, seed: u32) -> TrackedGame
 
 /// Runs `drop7 show`.
 pub fn run(args: &ShowArgs) -> Result<()> {
-    let (title, frames) = match (&args.tape, &args.seed) {
-        (Some(t), _) => from_tape(t)?,
+    let (title, frames, after) = match (&args.tape, &args.seed) {
+        (Some(t), _) => {
+            let (title, frames) = from_tape(t)?;
+            (title, frames, None)
+        }
         (None, Some(s)) => from_seed(args, s)?,
         (None, None) => bail!("give a TAPE file or --seed S (with --policy P)"),
     };
+    let shown = show(args, &title, &frames);
+    match after {
+        Some(e) => shown.and(Err(e)),
+        None => shown,
+    }
+}
+
+/// Shows the frames: a text dump (`--plain`) or the interactive viewer.
+fn show(args: &ShowArgs, title: &str, frames: &[Frame]) -> Result<()> {
     if args.plain {
         let mut o = Vec::new();
         writeln!(o, "{title}: {}", super::count(frames.len() - 1, "move"))?;
@@ -298,7 +341,7 @@ pub fn run(args: &ShowArgs) -> Result<()> {
             o,
             "legend: . empty, 1-7 numbered disc, # solid gray, % cracked gray"
         )?;
-        for f in &frames {
+        for f in frames {
             writeln!(o)?;
             for l in header(f, frames.len() - 1, None) {
                 writeln!(o, "{l}")?;
@@ -320,8 +363,8 @@ pub fn run(args: &ShowArgs) -> Result<()> {
     }
     need_terminal(args)?;
     interactive(
-        &title,
-        &frames,
+        title,
+        frames,
         Duration::from_millis(args.speed.max(10)),
         Duration::from_millis(args.wave_ms),
     )
@@ -365,8 +408,14 @@ fn header(f: &Frame, total: usize, before: Option<&Frame>) -> Vec<String> {
             if let Some(t) = term {
                 s.push_str(&format!("  GAME OVER ({t})"));
             }
-            if let Some(cap) = f.capped {
-                s.push_str(&format!("  STOPPED by the move cap (--max-moves {cap})"));
+            match f.stopped {
+                Some(Stopped::Cap(cap)) => {
+                    s.push_str(&format!("  STOPPED by the move cap (--max-moves {cap})"));
+                }
+                Some(Stopped::TapeEnds) => {
+                    s.push_str("  TAPE ENDS, game not over (incomplete-game)");
+                }
+                None => {}
             }
             lines.push(s);
             let w: Vec<String> = waves
@@ -667,7 +716,7 @@ mod tests {
             next: Some(3),
             last,
             steps: Vec::new(),
-            capped: None,
+            stopped: None,
         }
     }
 
@@ -708,8 +757,8 @@ mod tests {
         let game = start(PackedEngine(Portable), DriverKind::Headless, 1);
         let frames = collect(game, 3, |_| Some(3));
         assert_eq!(frames.len(), 4);
-        assert_eq!(frames[3].capped, Some(3));
-        assert!(frames[..3].iter().all(|f| f.capped.is_none()));
+        assert_eq!(frames[3].stopped, Some(Stopped::Cap(3)));
+        assert!(frames[..3].iter().all(|f| f.stopped.is_none()));
         let last = header(&frames[3], 3, None);
         assert!(
             last[1].ends_with("  STOPPED by the move cap (--max-moves 3)"),
@@ -718,7 +767,7 @@ mod tests {
         // Played to its end under a cap it never reaches: no mark.
         let game = start(PackedEngine(Portable), DriverKind::Headless, 1);
         let frames = collect(game, 10_000, |_| Some(3));
-        assert!(frames.iter().all(|f| f.capped.is_none()));
+        assert!(frames.iter().all(|f| f.stopped.is_none()));
     }
 
     #[test]
