@@ -286,7 +286,7 @@ class Drop7VectorEnv(VectorEnv):
         """Restarts every env: env ``i`` plays the game of seed ``seed + i``
         (``seed`` one integer 0..2**32-1, or None for one drawn from
         ``np_random``); later autoresets take ``seed + N``, ``seed + N + 1``,
-        ... With a list of N seeds (Gymnasium's per-env form) env ``i`` plays
+        ... (all mod 2**32: after seed 2**32-1 comes seed 0). With a list of N seeds (Gymnasium's per-env form) env ``i`` plays
         ``seed[i]`` and autoresets take ``max(seed) + 1``, ``+ 2``, ...
         ``options`` is ignored.
 
@@ -343,6 +343,9 @@ class Drop7VectorEnv(VectorEnv):
         if not self._has_reset:
             # As the single env (and Gymnasium's OrderEnforcing wrapper).
             raise gymnasium.error.ResetNeeded("call reset() before step()")
+        if np.ma.is_masked(actions):
+            # np.asarray would read the hidden values under the mask.
+            raise ValueError("actions is a masked array with masked entries: every env needs an action")
         a = np.asarray(actions)
         if a.dtype.kind not in "iu":
             raise TypeError(f"actions must be an integer array, got dtype {a.dtype}")

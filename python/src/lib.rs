@@ -184,6 +184,16 @@ fn board_from(py: Python<'_>, obj: &Bound<'_, PyAny>) -> PyResult<Board> {
             .map_err(|e| value_error(e.to_string()));
     }
     let np = py.import("numpy")?;
+    // asarray would read a masked cell's hidden value.
+    if np
+        .getattr("ma")?
+        .call_method1("is_masked", (obj,))?
+        .is_truthy()?
+    {
+        return Err(value_error(
+            "board is a masked array with masked cells: every cell needs a value",
+        ));
+    }
     let arr = np.call_method1("asarray", (obj,)).map_err(|e| {
         PyTypeError::new_err(format!(
             "board must be a (7, 7) integer array or a 49-character string, got {} ({e})",
@@ -264,13 +274,21 @@ fn position_from(py: Python<'_>, obj: &Bound<'_, PyAny>) -> PyResult<Position> {
             type_name(obj)
         )));
     };
+    // One key under one of its spellings: both ("next" and "next_disc")
+    // could disagree, so two are refused.
     let get = |keys: &[&str]| -> PyResult<Option<Bound<'_, PyAny>>> {
+        let mut found: Option<&str> = None;
         for k in keys {
             if map.contains(*k)? {
-                return Ok(Some(map.get_item(*k)?));
+                if let Some(first) = found {
+                    return Err(value_error(format!(
+                        "position: both {first:?} and {k:?} are given (one key, two spellings)"
+                    )));
+                }
+                found = Some(k);
             }
         }
-        Ok(None)
+        found.map(|k| map.get_item(k)).transpose()
     };
     let need = |keys: &[&str]| -> PyResult<Bound<'_, PyAny>> {
         get(keys)?.ok_or_else(|| value_error(format!("position: missing key {:?}", keys[0])))
@@ -1129,10 +1147,15 @@ fn play_json(
         Some(t) => parse_table(t)?,
         None => name.default_table(),
     };
-    if seeds.is_instance_of::<PyString>() {
-        return Err(PyTypeError::new_err(
-            "seeds must be an iterable of integers (e.g. range(1, 1001)), not a string",
-        ));
+    if seeds.is_instance_of::<PyString>()
+        || seeds.is_instance_of::<pyo3::types::PyBytes>()
+        || seeds.is_instance_of::<pyo3::types::PyByteArray>()
+    {
+        return Err(PyTypeError::new_err(format!(
+            "seeds must be an iterable of integers (e.g. range(1, 1001)), not a string or \
+             bytes (got {})",
+            type_name(seeds)
+        )));
     }
     let iter = seeds.try_iter().map_err(|_| {
         PyTypeError::new_err(format!(

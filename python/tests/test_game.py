@@ -215,3 +215,25 @@ def test_finished_position_is_a_root_line_for_the_cli(cli):
     d = json.loads(cli("decide", "--depth", "1", stdin=line))
     assert d["action"] is None and d["completedDepth"] == 0
     assert json.loads(cli("leaf", stdin=line))["value"] == drop7.leaf(g)
+
+
+def test_ambiguous_or_hidden_input_is_refused():
+    """Two spellings of one key, a masked board or action, bytes as seeds."""
+    import numpy as np
+
+    g = drop7.Game(1)
+    pos = {"board": g.board_string, "next": 3, "next_disc": 5, "movesRemaining": 5}
+    with pytest.raises(ValueError, match=r'position: both "next" and "next_disc" are given'):
+        drop7.decide(pos, depth=1)
+    masked = np.ma.masked_array(g.board, mask=np.ones((7, 7), bool))
+    with pytest.raises(ValueError, match="board is a masked array with masked cells"):
+        drop7.Game.from_board(masked, 3)
+    # A masked array with nothing masked is an array.
+    assert drop7.Game.from_board(np.ma.masked_array(g.board), 3).board_string == g.board_string
+    env = drop7.Drop7VectorEnv(num_envs=2)
+    env.reset(seed=1)
+    with pytest.raises(ValueError, match="actions is a masked array with masked entries"):
+        env.step(np.ma.masked_array([3, 3], mask=[False, True]))
+    for seeds in (b"123", bytearray(b"12")):
+        with pytest.raises(TypeError, match="not a string or bytes"):
+            drop7.play("center", seeds)

@@ -18,9 +18,14 @@ let replay = null;
 /** Bumped whenever what the board shows is replaced (new game, undo, replay): stale animations stop. */
 let epoch = 0;
 const STALE = new Error("stale animation");
+/** `text` cut to `max` characters, saying how many were left out (a 10,000-digit seed or a
+ * 100,000-character round id is named, not echoed whole). */
+function clip(text, max) {
+    return text.length <= max ? text : `${text.slice(0, max)}… (${text.length - max} more characters)`;
+}
 function message(text, info = false) {
     const m = $("message");
-    m.textContent = text;
+    m.textContent = clip(text, 600);
     m.className = info ? "info" : "";
 }
 function speed() {
@@ -82,7 +87,7 @@ function showSeed() {
         const round = game.roundId();
         seed = round === undefined ? game.seed() : null;
         what = "round";
-        status = `round ${round}`;
+        status = `round ${clip(round ?? "", 60)}`;
     }
     const input = $("seed-input");
     $("seed-text").textContent = seed === null ? status : hex(seed);

@@ -22,9 +22,15 @@ let replay: { r: Replay; pos: number; running: boolean } | null = null;
 let epoch = 0;
 const STALE = new Error("stale animation");
 
+/** `text` cut to `max` characters, saying how many were left out (a 10,000-digit seed or a
+ * 100,000-character round id is named, not echoed whole). */
+function clip(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max)}… (${text.length - max} more characters)`;
+}
+
 function message(text: string, info = false): void {
   const m = $("message");
-  m.textContent = text;
+  m.textContent = clip(text, 600);
   m.className = info ? "info" : "";
 }
 
@@ -87,7 +93,7 @@ function showSeed(): void {
     const round = game.roundId();
     seed = round === undefined ? game.seed() : null;
     what = "round";
-    status = `round ${round}`;
+    status = `round ${clip(round ?? "", 60)}`;
   }
   const input = $<HTMLInputElement>("seed-input");
   $("seed-text").textContent = seed === null ? status : hex(seed);
