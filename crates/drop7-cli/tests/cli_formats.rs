@@ -2085,6 +2085,7 @@ fn round_ids_that_are_no_file_name_are_refused_for_tapes() {
         ("", "it is empty"),
         ("..", "names a folder"),
         ("a\nb", "control character"),
+        ("ab\u{202E}cd", "bidirectional-control character"),
         (long.as_str(), "201 bytes long (limit 200)"),
     ] {
         let mut r = base.clone();
@@ -2117,6 +2118,13 @@ fn round_ids_that_are_no_file_name_are_refused_for_tapes() {
         assert!(line.starts_with("round      "), "{shown}");
         if id.contains('\n') {
             assert!(line.starts_with("round      \"a\\nb\" score "), "{line}");
+        }
+        if id.contains('\u{202E}') {
+            // Escaped: the override cannot reorder the line on a terminal.
+            assert!(
+                line.starts_with("round      \"ab\\u{202e}cd\" score "),
+                "{line}"
+            );
         }
     }
     assert!(!std::path::Path::new("/tmp/drop7-abs.tape.json").exists());

@@ -111,6 +111,17 @@ pub fn main() -> ExitCode {
     }
 }
 
+/// A character that must not reach a terminal line or a file name as it is:
+/// a control character (a newline would split the line), or a bidirectional
+/// control (U+202E and the others reorder the text shown around them).
+pub fn hides_text(c: char) -> bool {
+    c.is_control()
+        || matches!(
+            c,
+            '\u{061C}' | '\u{200E}' | '\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}'
+        )
+}
+
 /// "not UTF-8 text", saying so when the bytes are gzip-compressed (a
 /// `.gz` file given where its text is read: gunzip it first).
 pub fn not_utf8(start: &[u8]) -> &'static str {

@@ -105,8 +105,8 @@ fn tape_id_problem(id: &str) -> Option<String> {
         Some(format!("{id} names a folder"))
     } else if id.contains(['/', '\\']) {
         Some("it contains a / or \\".into())
-    } else if id.chars().any(char::is_control) {
-        Some("it contains a control character".into())
+    } else if id.chars().any(super::hides_text) {
+        Some("it contains a control or bidirectional-control character".into())
     } else if id.len() > MAX_TAPE_ID_BYTES {
         Some(format!(
             "it is {} bytes long (limit {MAX_TAPE_ID_BYTES})",
@@ -117,10 +117,11 @@ fn tape_id_problem(id: &str) -> Option<String> {
     }
 }
 
-/// A round's `id` as shown on a line of text: `{:?}`-quoted if it holds a
-/// control character (a newline cannot split the line).
+/// A round's `id` as shown on a line of text: `{:?}`-quoted (escaped) if it
+/// holds a control or bidirectional-control character (a newline cannot
+/// split the line, a U+202E cannot reorder it).
 pub fn shown_id(id: &str) -> String {
-    if id.chars().any(char::is_control) {
+    if id.chars().any(super::hides_text) {
         format!("{id:?}")
     } else {
         id.to_string()

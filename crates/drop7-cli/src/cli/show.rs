@@ -215,7 +215,7 @@ fn from_tape(path: &std::path::Path) -> Result<(String, Vec<Frame>)> {
         if let Some(x) = v[key].as_str() {
             // Quoted as JSON: a control character stays on one line.
             let shown = serde_json::to_string(x).unwrap_or_default();
-            let shown = if x.chars().any(char::is_control) {
+            let shown = if x.chars().any(super::hides_text) {
                 shown.as_str()
             } else {
                 x
