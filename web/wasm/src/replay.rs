@@ -63,6 +63,9 @@ pub fn replay_text(text: &str) -> Result<Replay, String> {
         Ok(_) => {
             Err("not a drop7 tape or trace: a JSON object without \"format\" or \"board\"".into())
         }
+        // A tape that is not valid JSON (a number out of range, a cut file)
+        // is named as the tape it says it is; no trace line holds its format.
+        Err(_) if t.contains("drop7-recorded-game") => tape(t),
         Err(_) => trace(t),
     }
 }
@@ -320,6 +323,16 @@ mod tests {
         assert!(e.starts_with("invalid-format: format must be"), "{e}");
         let e = replay_text(r#"{"seed":1,"move":1,"disc":5,"column":9,"board":"x"}"#).unwrap_err();
         assert!(e.contains("line 1"), "{e}");
+        // A tape whose JSON does not parse is named as a tape, not a trace.
+        let huge = format!(
+            r#"{{"format":"drop7-recorded-game-v2","x":{}}}"#,
+            "9".repeat(500)
+        );
+        let e = replay_text(&huge).unwrap_err();
+        assert!(
+            e.starts_with("invalid-format: invalid JSON (number out of range"),
+            "{e}"
+        );
     }
 
     #[test]
