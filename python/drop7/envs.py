@@ -6,9 +6,10 @@ from __future__ import annotations
 
 from typing import Any, Dict, Optional, Tuple
 
-import contextlib
+import copy
 import operator
 import re
+import threading
 
 import gymnasium
 import numpy as np
@@ -25,21 +26,6 @@ _MAX_MOVES_LIMIT = 2**32 - 1  # as drop7.play and the vector core
 
 class IllegalMove(gymnasium.error.InvalidAction, ValueError):
     """An action that is not a legal column (out of 0..6, or a full column)."""
-
-
-@contextlib.contextmanager
-def _one_call_at_a_time(what: str):
-    """Names the cause of PyO3's bare ``RuntimeError: Already borrowed``: a
-    ``Drop7VectorEnv`` whose games another thread is stepping (its ``step``
-    releases the GIL while it moves them) takes no second call meanwhile."""
-    try:
-        yield
-    except RuntimeError as e:
-        if "borrowed" not in str(e):
-            raise
-        raise RuntimeError(
-            f"Drop7VectorEnv.{what}: another thread is stepping or resetting this env; an env "
-            "takes one call at a time (give each thread its own env, or a lock)") from None
 
 
 def _observation_space(action_mask: bool) -> spaces.Dict:
@@ -183,6 +169,9 @@ class Drop7Env(gymnasium.Env):
             raise gymnasium.error.ResetNeeded(
                 "the episode has ended (terminated or truncated); call reset()"
             )
+        if np.ma.is_masked(action):
+            # .item() would give the value hidden under the mask.
+            raise IllegalMove("action is masked: a masked NumPy value is no column")
         if isinstance(action, np.ndarray) and action.shape == ():
             action = action.item()
         if isinstance(action, bool) or not isinstance(action, (int, np.integer)):
@@ -271,6 +260,22 @@ class Drop7VectorEnv(VectorEnv):
         self.action_space = batch_space(self.single_action_space, num_envs)
         self._np_random = None
         self._has_reset = False
+        # One call at a time: `step` moves the games without the GIL, so
+        # threads sharing the env take turns (each gets its own step's
+        # observations, seeds and scores).
+        self._lock = threading.Lock()
+
+    def __getstate__(self) -> Dict[str, Any]:
+        # A pickle or deep copy taken between two steps, not during one.
+        with self._lock:
+            state = self.__dict__.copy()
+            state["_core"] = copy.copy(self._core)
+        del state["_lock"]
+        return state
+
+    def __setstate__(self, state: Dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._lock = threading.Lock()
 
     def _pack(self, raw) -> Tuple[Dict[str, np.ndarray], Dict[str, np.ndarray]]:
         board, next_disc, rise, level, mask = raw
@@ -305,8 +310,9 @@ class Drop7VectorEnv(VectorEnv):
                 raise ValueError(
                     f"seed must be one integer or {self.num_envs} (one per env), got {len(seeds)}")
             super().reset(seed=seeds[0])
-            with _one_call_at_a_time("reset"):
+            with self._lock:
                 restarted = self._core.reset_each(seeds)
+                seeds_now, scores = self._core.seeds, self._core.scores
         else:
             # One integer: env i plays seed + i.
             if seed is not None:
@@ -314,13 +320,13 @@ class Drop7VectorEnv(VectorEnv):
             super().reset(seed=seed)
             if seed is None:
                 seed = int(self.np_random.integers(0, _SEED_LIMIT))
-            with _one_call_at_a_time("reset"):
+            with self._lock:
                 restarted = self._core.reset(seed)
+                seeds_now, scores = self._core.seeds, self._core.scores
         obs, info = self._pack(restarted)
         self._has_reset = True
-        with _one_call_at_a_time("reset"):
-            info["seed"] = self._core.seeds
-            info["score"] = self._core.scores
+        info["seed"] = seeds_now
+        info["score"] = scores
         return obs, info
 
     def step(self, actions: Any):
@@ -336,8 +342,8 @@ class Drop7VectorEnv(VectorEnv):
         Raises ``IllegalMove`` (a ValueError) before any env moves when an
         action is out of range or a full column, TypeError for a non-integer
         dtype, ValueError for a wrong shape, ``gymnasium.error.ResetNeeded``
-        before the first ``reset``, RuntimeError when another thread is in a
-        ``step`` or ``reset`` of this env (one call at a time; the games
+        before the first ``reset``. Threads sharing the env take turns: a
+        ``step``, ``reset`` or pickle waits for the one running (the games
         move without the GIL).
         """
         if not self._has_reset:
@@ -358,8 +364,9 @@ class Drop7VectorEnv(VectorEnv):
         else:
             a64 = np.ascontiguousarray(a, dtype=np.int64)
         try:
-            with _one_call_at_a_time("step"):
+            with self._lock:
                 raw, reward, terminated, truncated, _autoreset = self._core.step(a64)
+                seeds_now, scores = self._core.seeds, self._core.scores
         except ValueError as e:
             msg = str(e)
             m = re.match(r"actions\[(\d+)\] = -?\d+", msg)
@@ -368,9 +375,8 @@ class Drop7VectorEnv(VectorEnv):
                 msg = f"actions[{i}] = {a[i]}" + msg[m.end():]
             raise IllegalMove(msg) from None
         obs, info = self._pack(raw)
-        with _one_call_at_a_time("step"):
-            info["seed"] = self._core.seeds
-            info["score"] = self._core.scores
+        info["seed"] = seeds_now
+        info["score"] = scores
         return obs, reward, terminated, truncated, info
 
 

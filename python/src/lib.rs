@@ -93,6 +93,21 @@ fn int_arg(obj: &Bound<'_, PyAny>, what: &str, lo: i128, hi: i128) -> PyResult<i
             "{what} must be an integer, got bool"
         )));
     }
+    // A masked NumPy entry has no value (`__index__` would give the one
+    // hidden under the mask).
+    if !obj.is_instance_of::<pyo3::types::PyInt>()
+        && obj.hasattr("mask")?
+        && obj
+            .py()
+            .import("numpy")?
+            .getattr("ma")?
+            .call_method1("is_masked", (obj,))?
+            .is_truthy()?
+    {
+        return Err(value_error(format!(
+            "{what} is masked: a masked NumPy value has no value to use"
+        )));
+    }
     let Ok(index) = obj.call_method0("__index__") else {
         return Err(PyTypeError::new_err(format!(
             "{what} must be an integer, got {}",
@@ -184,11 +199,13 @@ fn board_from(py: Python<'_>, obj: &Bound<'_, PyAny>) -> PyResult<Board> {
             .map_err(|e| value_error(e.to_string()));
     }
     let np = py.import("numpy")?;
-    // asarray would read a masked cell's hidden value.
-    if np
-        .getattr("ma")?
-        .call_method1("is_masked", (obj,))?
-        .is_truthy()?
+    // asarray would read a masked cell's hidden value (of a masked array,
+    // or of masked rows in a list: np.ma.asarray keeps their masks).
+    let ma = np.getattr("ma")?;
+    if ma
+        .call_method1("asarray", (obj,))
+        .and_then(|m| ma.call_method1("is_masked", (m,)))
+        .is_ok_and(|m| m.is_truthy().unwrap_or(false))
     {
         return Err(value_error(
             "board is a masked array with masked cells: every cell needs a value",
@@ -322,6 +339,17 @@ fn position_from(py: Python<'_>, obj: &Bound<'_, PyAny>) -> PyResult<Position> {
         moves_remaining: rise as u8,
         game_over,
     })
+}
+
+/// The machine's physical memory in bytes (`os.sysconf`), if the platform
+/// tells.
+fn physical_memory(py: Python<'_>) -> Option<u128> {
+    let os = py.import("os").ok()?;
+    let get = |name: &str| -> Option<u128> {
+        let v: i64 = os.call_method1("sysconf", (name,)).ok()?.extract().ok()?;
+        u128::try_from(v).ok().filter(|&v| v > 0)
+    };
+    Some(get("SC_PHYS_PAGES")? * get("SC_PAGE_SIZE")?)
 }
 
 /// One game of Drop7 Hardcore on the exact engine.
@@ -1163,29 +1191,45 @@ fn play_json(
             type_name(seeds)
         ))
     })?;
-    // The seeds and their records are reserved before the run (as soon as
-    // `len(seeds)` is known): a cohort whose records cannot fit is a
-    // MemoryError, not an abort of the interpreter when a list grows.
+    // `play` keeps every game's record until it returns: about 2,500 bytes
+    // a game (the Rust record, its JSON text, the Python dict). A cohort
+    // that cannot fit in the machine's memory, or whose seeds and records
+    // cannot be reserved, is a MemoryError before the first game (checked
+    // as soon as `len(seeds)` is known, else while the seeds are read), not
+    // an abort of the interpreter or the kernel's OOM killer later.
+    const BYTES_PER_GAME: u128 = 2_500;
+    let memory = physical_memory(py);
+    let max_games = memory.map_or(usize::MAX, |m| (m / BYTES_PER_GAME) as usize);
+    let too_many = |games: String| {
+        let machine = memory.map_or(String::new(), |m| {
+            format!(" (this machine has {} MB)", m >> 20)
+        });
+        PyMemoryError::new_err(format!(
+            "play: the records of {games} games do not fit in memory{machine}: about \
+             {BYTES_PER_GAME} bytes a game are kept until play returns; play fewer seeds per \
+             call (drop7 play --out streams a cohort of any size to a file)"
+        ))
+    };
     let reserve = |list: &mut Vec<u32>, recs: &mut Vec<GameRecord>, n: usize| {
         list.try_reserve_exact(n - list.len())
             .and_then(|()| recs.try_reserve_exact(n))
-            .map_err(|_| {
-                PyMemoryError::new_err(format!(
-                    "play: the records of {n} games ({} MB) do not fit in memory: play fewer \
-                     seeds per call (drop7 play --out streams a cohort of any size to a file)",
-                    (n as u128 * std::mem::size_of::<GameRecord>() as u128) >> 20
-                ))
-            })
     };
     let mut list = Vec::new();
     let mut recs: Vec<GameRecord> = Vec::new();
     if let Ok(n) = seeds.len() {
-        reserve(&mut list, &mut recs, n)?;
+        if n > max_games {
+            return Err(too_many(n.to_string()));
+        }
+        reserve(&mut list, &mut recs, n).map_err(|_| too_many(n.to_string()))?;
     }
     for (i, s) in iter.enumerate() {
         if list.len() == list.capacity() {
             let more = list.len().saturating_mul(2).max(1 << 10);
-            reserve(&mut list, &mut recs, more)?;
+            reserve(&mut list, &mut recs, more)
+                .map_err(|_| too_many(format!("more than {}", list.len())))?;
+        }
+        if list.len() >= max_games {
+            return Err(too_many(format!("more than {max_games}")));
         }
         // A long iterable (range(2**32)) stays interruptible while read.
         if i % (1 << 16) == 0 {

@@ -234,6 +234,16 @@ def test_ambiguous_or_hidden_input_is_refused():
     env.reset(seed=1)
     with pytest.raises(ValueError, match="actions is a masked array with masked entries"):
         env.step(np.ma.masked_array([3, 3], mask=[False, True]))
+    # Masked rows in a list, a masked next disc, a masked single-env action.
+    rows = [np.ma.masked_array(r, mask=[True] * 7) for r in g.board]
+    with pytest.raises(ValueError, match="board is a masked array with masked cells"):
+        drop7.Game.from_board(rows, 3)
+    with pytest.raises(ValueError, match="next_disc is masked"):
+        drop7.Game.from_board(g.board, np.ma.masked_array(3, mask=True))
+    single = drop7.Drop7Env()
+    single.reset(seed=1)
+    with pytest.raises(drop7.IllegalMove, match="action is masked"):
+        single.step(np.ma.masked_array(3, mask=True))
     for seeds in (b"123", bytearray(b"12")):
         with pytest.raises(TypeError, match="not a string or bytes"):
             drop7.play("center", seeds)

@@ -140,8 +140,11 @@ def test_ctrl_c_stops_a_long_run():
 def test_records_that_cannot_fit_are_a_memory_error():
     """The seeds' records are reserved before the first game: a cohort far
     beyond any memory is a MemoryError naming it, not an abort of Python."""
-    with pytest.raises(MemoryError, match=r"play: the records of 1099511627776 games \(\d+ MB\) do not fit"):
+    with pytest.raises(MemoryError, match=r"play: the records of 1099511627776 games do not fit in memory"):
         drop7.play("center", range(2**40), threads=1)
+    # Of a generator (no len): found while its seeds are read.
+    with pytest.raises(MemoryError, match=r"play: the records of more than \d+ games do not fit"):
+        drop7.play("center", (s % 2**32 for s in range(2**40)), threads=1)
     # The interpreter is fine, and so is the next run.
     assert len(drop7.play("center", range(1, 4), threads=1)) == 3
 

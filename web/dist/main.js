@@ -18,14 +18,16 @@ let replay = null;
 /** Bumped whenever what the board shows is replaced (new game, undo, replay): stale animations stop. */
 let epoch = 0;
 const STALE = new Error("stale animation");
-/** `text` cut to `max` characters, saying how many were left out (a 10,000-digit seed or a
- * 100,000-character round id is named, not echoed whole). */
+/** `text` cut to `max` characters, saying how many were left out: a value echoed in a message
+ * (a 10,000-digit seed, a 100,000-character round id, a file name), not the sentence around it. */
 function clip(text, max) {
     return text.length <= max ? text : `${text.slice(0, max)}… (${text.length - max} more characters)`;
 }
+/** An error's message for a sentence, cut as `clip` does (it may echo a long input). */
+const errText = (e) => clip(e.message, 300);
 function message(text, info = false) {
     const m = $("message");
-    m.textContent = clip(text, 600);
+    m.textContent = text;
     m.className = info ? "info" : "";
 }
 function speed() {
@@ -133,10 +135,10 @@ function startRound(text, name) {
         g = WebGame.fromRound(text);
     }
     catch (e) {
-        message(`Cannot play “${name}”: ${e.message}`);
+        message(`Cannot play “${clip(name, 100)}”: ${errText(e)}`);
         return;
     }
-    begin(g, `Playing round ${g.roundId()} from “${name}”: its discs and hidden gray values are fixed; ` +
+    begin(g, `Playing round ${clip(g.roundId() ?? "", 60)} from “${clip(name, 100)}”: its discs and hidden gray values are fixed; ` +
         `at most ${g.moveCap()} moves. Restart and Undo keep the round.`, true);
 }
 /** The end-of-game message (a round's move cap, or the game's own end). */
@@ -309,7 +311,7 @@ function openFromUrl() {
     }
     catch (e) {
         startGame(randomSeed());
-        message(`Bad URL: ${e.message}. Started a random game instead.`);
+        message(`Bad URL: ${errText(e)}. Started a random game instead.`);
         return;
     }
     const movesText = p.get("moves") ?? "";
@@ -404,7 +406,7 @@ async function replayRun() {
 }
 async function openFile(file) {
     if (file.size > MAX_FILE_BYTES) {
-        message(`“${file.name}” is ${(file.size / 1048576).toFixed(1)} MB: too large for a tape or trace.`);
+        message(`“${clip(file.name, 100)}” is ${(file.size / 1048576).toFixed(1)} MB: too large for a tape or trace.`);
         return;
     }
     let text;
@@ -412,13 +414,13 @@ async function openFile(file) {
         // A NUL byte near the start: a binary file (an archive, an image), not JSON text.
         const head = new Uint8Array(await file.slice(0, 4096).arrayBuffer());
         if (head.includes(0)) {
-            message(`Cannot replay “${file.name}”: not a drop7 tape or trace: a binary file, not JSON text.`);
+            message(`Cannot replay “${clip(file.name, 100)}”: not a drop7 tape or trace: a binary file, not JSON text.`);
             return;
         }
         text = await file.text();
     }
     catch (e) {
-        message(`Could not read “${file.name}”: ${e.message}`);
+        message(`Could not read “${clip(file.name, 100)}”: ${errText(e)}`);
         return;
     }
     if (isRoundFile(text)) {
@@ -429,7 +431,7 @@ async function openFile(file) {
         enterReplay(JSON.parse(replayFile(text)));
     }
     catch (e) {
-        message(`Cannot replay “${file.name}”: ${e.message}`);
+        message(`Cannot replay “${clip(file.name, 100)}”: ${errText(e)}`);
     }
 }
 function wire() {
@@ -442,7 +444,7 @@ function wire() {
             startGame(parseSeed(t));
         }
         catch (e) {
-            message(`Seed: ${e.message}`);
+            message(`Seed: ${errText(e)}`);
         }
     });
     $("random-game").addEventListener("click", () => startGame(randomSeed()));

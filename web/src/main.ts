@@ -22,15 +22,18 @@ let replay: { r: Replay; pos: number; running: boolean } | null = null;
 let epoch = 0;
 const STALE = new Error("stale animation");
 
-/** `text` cut to `max` characters, saying how many were left out (a 10,000-digit seed or a
- * 100,000-character round id is named, not echoed whole). */
+/** `text` cut to `max` characters, saying how many were left out: a value echoed in a message
+ * (a 10,000-digit seed, a 100,000-character round id, a file name), not the sentence around it. */
 function clip(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, max)}… (${text.length - max} more characters)`;
 }
 
+/** An error's message for a sentence, cut as `clip` does (it may echo a long input). */
+const errText = (e: unknown): string => clip((e as Error).message, 300);
+
 function message(text: string, info = false): void {
   const m = $("message");
-  m.textContent = clip(text, 600);
+  m.textContent = text;
   m.className = info ? "info" : "";
 }
 
@@ -140,10 +143,10 @@ function startRound(text: string, name: string): void {
   try {
     g = WebGame.fromRound(text);
   } catch (e) {
-    message(`Cannot play “${name}”: ${(e as Error).message}`);
+    message(`Cannot play “${clip(name, 100)}”: ${errText(e)}`);
     return;
   }
-  begin(g, `Playing round ${g.roundId()} from “${name}”: its discs and hidden gray values are fixed; ` +
+  begin(g, `Playing round ${clip(g.roundId() ?? "", 60)} from “${clip(name, 100)}”: its discs and hidden gray values are fixed; ` +
     `at most ${g.moveCap()} moves. Restart and Undo keep the round.`, true);
 }
 
@@ -314,7 +317,7 @@ function openFromUrl(): void {
     seed = parseSeed(seedText);
   } catch (e) {
     startGame(randomSeed());
-    message(`Bad URL: ${(e as Error).message}. Started a random game instead.`);
+    message(`Bad URL: ${errText(e)}. Started a random game instead.`);
     return;
   }
   const movesText = p.get("moves") ?? "";
@@ -409,7 +412,7 @@ async function replayRun(): Promise<void> {
 
 async function openFile(file: File): Promise<void> {
   if (file.size > MAX_FILE_BYTES) {
-    message(`“${file.name}” is ${(file.size / 1048576).toFixed(1)} MB: too large for a tape or trace.`);
+    message(`“${clip(file.name, 100)}” is ${(file.size / 1048576).toFixed(1)} MB: too large for a tape or trace.`);
     return;
   }
   let text: string;
@@ -417,12 +420,12 @@ async function openFile(file: File): Promise<void> {
     // A NUL byte near the start: a binary file (an archive, an image), not JSON text.
     const head = new Uint8Array(await file.slice(0, 4096).arrayBuffer());
     if (head.includes(0)) {
-      message(`Cannot replay “${file.name}”: not a drop7 tape or trace: a binary file, not JSON text.`);
+      message(`Cannot replay “${clip(file.name, 100)}”: not a drop7 tape or trace: a binary file, not JSON text.`);
       return;
     }
     text = await file.text();
   } catch (e) {
-    message(`Could not read “${file.name}”: ${(e as Error).message}`);
+    message(`Could not read “${clip(file.name, 100)}”: ${errText(e)}`);
     return;
   }
   if (isRoundFile(text)) {
@@ -432,7 +435,7 @@ async function openFile(file: File): Promise<void> {
   try {
     enterReplay(JSON.parse(replayFile(text)));
   } catch (e) {
-    message(`Cannot replay “${file.name}”: ${(e as Error).message}`);
+    message(`Cannot replay “${clip(file.name, 100)}”: ${errText(e)}`);
   }
 }
 
@@ -444,7 +447,7 @@ function wire(): void {
     try {
       startGame(parseSeed(t));
     } catch (e) {
-      message(`Seed: ${(e as Error).message}`);
+      message(`Seed: ${errText(e)}`);
     }
   });
   $("random-game").addEventListener("click", () => startGame(randomSeed()));

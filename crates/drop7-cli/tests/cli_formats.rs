@@ -1389,7 +1389,12 @@ fn a_refused_run_leaves_no_new_tapes_folder() {
     // A file at the folder's path, or in its path, is named.
     let file = dir.join("a-file");
     std::fs::write(&file, "x").unwrap();
-    for (tapes, what) in [(file.clone(), ""), (file.join("t"), " in its path")] {
+    let slash = PathBuf::from(format!("{}/", file.display()));
+    for (tapes, what) in [
+        (file.clone(), ""),
+        (slash, ""),
+        (file.join("t"), " in its path"),
+    ] {
         let t = tapes.to_str().unwrap();
         fails(
             &["play", "--games", "2", "--tapes", t],

@@ -321,9 +321,13 @@ mod tests {
         let ok = parse_json_strict(&array(MAX_JSON_VALUES - 1)).unwrap();
         assert_eq!(ok.as_array().unwrap().len() as u64, MAX_JSON_VALUES - 1);
         let err = parse_json_strict(&array(MAX_JSON_VALUES)).unwrap_err();
-        assert!(err.starts_with("more than 4000000 JSON values"), "{err}");
+        assert!(err.starts_with(TOO_MANY_VALUES), "{err}");
+        assert_eq!(
+            TOO_MANY_VALUES,
+            format!("more than {MAX_JSON_VALUES} JSON values")
+        );
         // Nested values count too.
-        let rows = format!("{{\"rows\":[{}[1]]}}", "[1,1,1],".repeat(1_000_000));
+        let rows = format!("{{\"rows\":[{}[1]]}}", "[1,1,1],".repeat(4_000_000));
         assert!(parse_json_strict(&rows).is_err());
     }
 
@@ -463,13 +467,18 @@ pub fn json_error_text(e: &serde_json::Error) -> String {
 }
 
 /// The most JSON values (numbers, strings, arrays, objects, nulls and
-/// booleans; keys not counted) that [`parse_json_strict`] builds: 4,000,000.
-/// The largest file the formats allow needs fewer (a scripted round with a
-/// move cap of 1,000,000 has about 2.6 M: its discs and latent rows; a tape,
-/// at most 20,000 moves, far fewer), and a parsed value takes about 40 bytes,
-/// so a padded file is refused before it takes more than a few hundred MB of
-/// memory (a 243 MB tape of padded rows took 5 GB before this limit).
-pub const MAX_JSON_VALUES: u64 = 4_000_000;
+/// booleans; keys not counted) that [`parse_json_strict`] builds: 16,000,000.
+/// The formats set only the least a file holds: a scripted round at the
+/// largest move cap, 1,000,000, needs about 2.6 M values (its discs and
+/// latent rows), a tape (at most 20,000 moves) about 130 k; this allows six
+/// times the round's, spare discs and rows included. A parsed value takes
+/// about 40 bytes, so a file padded with millions of rows is refused before
+/// it takes more than about a GB of memory (a 243 MB tape of padded rows took
+/// 5 GB before this limit).
+pub const MAX_JSON_VALUES: u64 = 16_000_000;
+
+/// The start of [`strict_json`]'s error for a text over [`MAX_JSON_VALUES`].
+pub(crate) const TOO_MANY_VALUES: &str = "more than 16000000 JSON values";
 
 /// [`parse_json_strict`] keeping serde_json's error (so a caller can tell a
 /// truncated text, [`serde_json::Error::is_eof`], from a malformed one).
@@ -493,8 +502,8 @@ impl<'de> serde::de::DeserializeSeed<'de> for Strict<'_> {
             Some(left) => self.0.set(left),
             None => {
                 return Err(serde::de::Error::custom(format!(
-                    "more than {MAX_JSON_VALUES} JSON values (numbers, strings, arrays, \
-                     objects): no tape or round file needs as many"
+                    "{TOO_MANY_VALUES} (numbers, strings, arrays, objects, nulls and \
+                     booleans): the limit for a tape or round file"
                 )));
             }
         }

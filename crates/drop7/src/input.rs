@@ -34,6 +34,15 @@ pub enum LineProblem {
     /// Not valid UTF-8.
     #[error("line is not valid UTF-8")]
     NotUtf8,
+    /// Line 1 is not UTF-8 and starts as gzip data does ([`is_gzip`]).
+    #[error("line is gzip-compressed data, not text: gunzip the input first")]
+    Gzip,
+}
+
+/// Whether `bytes` start as gzip data does (the magic `1f 8b`, RFC 1952): a
+/// compressed file given where text is read is named as such.
+pub fn is_gzip(bytes: &[u8]) -> bool {
+    bytes.starts_with(&[0x1f, 0x8b])
 }
 
 /// One input line.
@@ -150,9 +159,13 @@ impl<R: BufRead> LineReader<R> {
         let text = if too_long || bytes.len() > self.limit {
             Err(LineProblem::TooLong { limit: self.limit })
         } else {
-            std::str::from_utf8(bytes)
-                .map(str::to_owned)
-                .map_err(|_| LineProblem::NotUtf8)
+            std::str::from_utf8(bytes).map(str::to_owned).map_err(|_| {
+                if self.number == 1 && is_gzip(bytes) {
+                    LineProblem::Gzip
+                } else {
+                    LineProblem::NotUtf8
+                }
+            })
         };
         Ok(Some(Line {
             number: self.number,
@@ -197,6 +210,10 @@ mod tests {
         );
         assert_eq!(lines(b"abcd\r\r\n", 4), vec![too_long]);
         assert_eq!(lines(b"\xFF\n", 4), vec![Err(LineProblem::NotUtf8)]);
+        assert_eq!(
+            lines(b"\x1f\x8b\x08\xff\n\x1f\x8b\xff\n", 8),
+            vec![Err(LineProblem::Gzip), Err(LineProblem::NotUtf8)]
+        );
         let lens: Vec<usize> =
             LineReader::with_limit(&b"\xEF\xBB\xBFab\r\n\r\nabcdef\r\r\nx\r"[..], 4)
                 .map(|l| l.unwrap().len)

@@ -77,6 +77,8 @@ pub(crate) fn json_object(text: &str) -> Result<serde_json::Map<String, Value>, 
         Ok(Value::Object(m)) => Ok(m),
         Ok(_) => err("not a JSON object"),
         Err(e) if e.is_eof() => err(format!("truncated JSON ({e})")),
+        // Not malformed: too large.
+        Err(e) if e.to_string().starts_with(crate::formats::TOO_MANY_VALUES) => err(e.to_string()),
         Err(e) if e.line() > 1 && looks_like_json_lines(text, e.line()) => err(format!(
             "invalid JSON ({e}): one JSON object per line, as in a JSON-lines file (records or a trace), not one JSON document"
         )),

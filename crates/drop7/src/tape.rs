@@ -376,8 +376,18 @@ pub fn replay_observed<E: CoreEngine, O: ReplayObserver<E::Core>>(
         error: None,
     };
     let mut failure: Option<(&str, Option<u32>, String)> = None;
-    // The counts before a move that failed on the covered rows.
-    let mut faulted = None;
+    // What the replay reports: score, level, moves and covered rows consumed.
+    let counts = |g: &TrackedGame<E::Core>| {
+        (
+            g.score(),
+            g.level(),
+            g.moves_played(),
+            g.grays().rows_used(),
+        )
+    };
+    // The counts before a move that was played but failed (on the covered
+    // rows, or against the tape's claims): such a move is not counted.
+    let mut failed_move = None;
     let mut reveals = Vec::new();
     for (i, &c) in p.columns.iter().enumerate() {
         let m = i as u32 + 1;
@@ -398,15 +408,9 @@ pub fn replay_observed<E: CoreEngine, O: ReplayObserver<E::Core>>(
             ));
             break;
         }
-        // The counts before this move: what a move that fails on the
-        // covered rows reports (it did not happen: 1 + the successful rises
-        // are the rows consumed, trace-format.md).
-        let before = (
-            game.score(),
-            game.level(),
-            game.moves_played(),
-            game.grays().rows_used(),
-        );
+        // What a move that fails reports: the game before it (its rows
+        // consumed are 1 + the successful rises, trace-format.md).
+        let before = counts(&game);
         let summary = match game.play_move_logged(usize::from(c), &mut (), &mut reveals) {
             Ok(s) => s,
             Err(_) => {
@@ -420,7 +424,7 @@ pub fn replay_observed<E: CoreEngine, O: ReplayObserver<E::Core>>(
                 Some(m),
                 format!("move {m}: {f} (coveredRows has {n_rows} rows)"),
             ));
-            faulted = Some(before);
+            failed_move = Some(before);
             break;
         }
         if let Some(s) = p.scores.as_ref().and_then(|s| s.get(i))
@@ -434,6 +438,7 @@ pub fn replay_observed<E: CoreEngine, O: ReplayObserver<E::Core>>(
                     game.score()
                 ),
             ));
+            failed_move = Some(before);
             break;
         }
         if let Some(b) = p.boards.as_ref().and_then(|b| b.get(i)) {
@@ -446,18 +451,15 @@ pub fn replay_observed<E: CoreEngine, O: ReplayObserver<E::Core>>(
                         "tampered: move {m}: the tape claims board {b} but the replay gives {got}"
                     ),
                 ));
+                failed_move = Some(before);
                 break;
             }
         }
         observer.moved(&pos, usize::from(c), &summary, &reveals, &game);
     }
-    (out.score, out.level, out.moves, out.covered_rows_consumed) = faulted.unwrap_or((
-        game.score(),
-        game.level(),
-        game.moves_played(),
-        game.grays().rows_used(),
-    ));
-    out.complete = faulted.is_none() && game.position().game_over;
+    (out.score, out.level, out.moves, out.covered_rows_consumed) =
+        failed_move.unwrap_or_else(|| counts(&game));
+    out.complete = failed_move.is_none() && game.position().game_over;
     if failure.is_none() {
         if !out.complete {
             failure = Some((

@@ -689,7 +689,7 @@ fn open_maybe_gz(path: &Path, shown: &str) -> Result<Box<dyn BufRead>> {
 /// `r`, gunzipped when it starts with the gzip magic (read from its buffer,
 /// nothing consumed), else as it is.
 fn gunzip_if_gzipped<R: BufRead + 'static>(mut r: R) -> std::io::Result<Box<dyn BufRead>> {
-    Ok(if r.fill_buf()?.starts_with(&[0x1f, 0x8b]) {
+    Ok(if drop7::input::is_gzip(r.fill_buf()?) {
         Box::new(BufReader::new(flate2::bufread::GzDecoder::new(r)))
     } else {
         Box::new(r)

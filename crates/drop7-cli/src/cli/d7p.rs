@@ -181,6 +181,7 @@ fn reader(tx: mpsc::Sender<Line>, stop: Arc<AtomicBool>, out: Out) {
                 format!("line is {} bytes long (limit {MAX_LINE})", read.len),
             ),
             Err(LineProblem::NotUtf8) => Line::Bad(n, "line is not UTF-8 text".into()),
+            Err(p @ LineProblem::Gzip) => Line::Bad(n, p.to_string()),
             Ok(t) => {
                 let t = t.trim();
                 match parse_d7p_command(t) {
@@ -939,7 +940,7 @@ pub fn preflight(cmd: &str, timeout: Duration) -> Result<()> {
 /// after it.
 fn warn(message: std::fmt::Arguments<'_>) {
     let clear = if io::stderr().is_terminal() {
-        "\r\x1b[K"
+        super::CLEAR_LINE
     } else {
         ""
     };

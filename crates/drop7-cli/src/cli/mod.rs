@@ -111,6 +111,10 @@ pub fn main() -> ExitCode {
     }
 }
 
+/// Carriage return and "erase to the end of the line" (ANSI): a progress
+/// line on stderr is cleared with it before a warning or when it is done.
+pub const CLEAR_LINE: &str = "\r\x1b[K";
+
 /// A character that must not reach a terminal line or a file name as it is:
 /// a control character (a newline would split the line), or a bidirectional
 /// control (U+202E and the others reorder the text shown around them).
@@ -125,7 +129,7 @@ pub fn hides_text(c: char) -> bool {
 /// "not UTF-8 text", saying so when the bytes are gzip-compressed (a
 /// `.gz` file given where its text is read: gunzip it first).
 pub fn not_utf8(start: &[u8]) -> &'static str {
-    if start.starts_with(&[0x1f, 0x8b]) {
+    if drop7::input::is_gzip(start) {
         "not UTF-8 text (gzip-compressed: gunzip it first)"
     } else {
         "not UTF-8 text"

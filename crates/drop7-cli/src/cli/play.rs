@@ -841,10 +841,12 @@ impl NewFiles {
             missing.push(d.to_path_buf());
             at = d.parent();
         }
-        if let Some(file) =
-            std::iter::successors(Some(dir), |d| d.parent()).find(|d| d.exists() && !d.is_dir())
+        // Without a trailing `/` (stat calls "afile/" no folder, not a file).
+        let plain: PathBuf = dir.components().collect();
+        if let Some(file) = std::iter::successors(Some(plain.as_path()), |d| d.parent())
+            .find(|d| d.exists() && !d.is_dir())
         {
-            let what = if file == dir { "" } else { " in its path" };
+            let what = if file == plain { "" } else { " in its path" };
             anyhow::bail!(
                 "cannot create {flag} directory {}: {}{what} is a file, not a folder",
                 dir.display(),

@@ -264,9 +264,8 @@ fn from_seed(args: &ShowArgs, seed: &str) -> Result<(String, Vec<Frame>, Option<
         let mut moves = 0u32;
         let frames = collect(game, setup.max_moves, |g| {
             if progress {
-                // Cleared first: a warning of the engine's ends the line.
                 eprint!(
-                    "\r\x1b[Kshow       playing the game before showing it ({} searches every move): move {}",
+                    "\rshow       playing the game before showing it ({} searches every move): move {}",
                     setup.policy,
                     moves + 1
                 );
@@ -277,7 +276,7 @@ fn from_seed(args: &ShowArgs, seed: &str) -> Result<(String, Vec<Frame>, Option<
         (frames, policy.game_tallies())
     });
     if progress {
-        eprint!("\r\x1b[K");
+        eprint!("{}", super::CLEAR_LINE);
     }
     let (frames, tallies) = played?;
     let mut title = format!(
@@ -290,7 +289,9 @@ fn from_seed(args: &ShowArgs, seed: &str) -> Result<(String, Vec<Frame>, Option<
     // error once the game has been shown (exit 1, as `play` and `trace`).
     if let Some((failures, illegal)) = tallies.filter(|&(f, i)| f + i > 0) {
         title.push_str(&format!(
-            ", {failures} engine failures, {illegal} illegal choices: first legal column played"
+            ", {}, {}: first legal column played",
+            super::count(failures, "engine failure"),
+            super::count(illegal, "illegal choice")
         ));
     }
     let after = match &setup.policy {
