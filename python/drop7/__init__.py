@@ -73,9 +73,9 @@ def play(
     integers; ``ImportError`` for ``as_frame=True`` without pandas;
     ``MemoryError`` naming the table and its size in MB when the workers'
     tables (one per thread, allocated before the first game) do not fit, or
-    the number of games when their records (about 2,500 bytes a game, kept
-    until ``play`` returns) would not fit in the machine's memory, before
-    the first game (``drop7 play --out`` streams a cohort of any size to a
+    the number of games when their records (up to about 3,000 bytes a game,
+    kept until ``play`` returns) would need more than three quarters of the
+    memory (the machine's or its cgroup limit), before the first game (``drop7 play --out`` streams a cohort of any size to a
     file). Reading ``seeds`` stays interruptible (Ctrl-C).
     """
     # Before the run, as `drop7 play`'s note on --table / --max-work: only the

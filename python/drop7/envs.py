@@ -349,7 +349,13 @@ class Drop7VectorEnv(VectorEnv):
         if not self._has_reset:
             # As the single env (and Gymnasium's OrderEnforcing wrapper).
             raise gymnasium.error.ResetNeeded("call reset() before step()")
-        if np.ma.is_masked(actions):
+        try:
+            masked = np.ma.is_masked(np.ma.asarray(actions))
+        except np.ma.MaskError:  # masked scalars in a list
+            masked = True
+        except Exception:  # noqa: BLE001 - not array-like: refused below
+            masked = False
+        if masked:
             # np.asarray would read the hidden values under the mask.
             raise ValueError("actions is a masked array with masked entries: every env needs an action")
         a = np.asarray(actions)

@@ -73,7 +73,7 @@ fn seed_from(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<u32> {
     int_arg(obj, what, 0, u32::MAX.into())
         .map(|v| v as u32)
         .map_err(|e| {
-            if e.is_instance_of::<PyValueError>(obj.py()) {
+            if e.is_instance_of::<PyValueError>(obj.py()) && !is_masked(obj) {
                 value_error(format!(
                     "{what} must be in 0..=4294967295, got {}",
                     obj.str().map(|s| s.to_string()).unwrap_or_default()
@@ -95,15 +95,7 @@ fn int_arg(obj: &Bound<'_, PyAny>, what: &str, lo: i128, hi: i128) -> PyResult<i
     }
     // A masked NumPy entry has no value (`__index__` would give the one
     // hidden under the mask).
-    if !obj.is_instance_of::<pyo3::types::PyInt>()
-        && obj.hasattr("mask")?
-        && obj
-            .py()
-            .import("numpy")?
-            .getattr("ma")?
-            .call_method1("is_masked", (obj,))?
-            .is_truthy()?
-    {
+    if is_masked(obj) {
         return Err(value_error(format!(
             "{what} is masked: a masked NumPy value has no value to use"
         )));
@@ -121,6 +113,19 @@ fn int_arg(obj: &Bound<'_, PyAny>, what: &str, lo: i128, hi: i128) -> PyResult<i
             index.str().map(|s| s.to_string()).unwrap_or_default()
         ))),
     }
+}
+
+/// Whether `obj` is a masked NumPy value or array with a masked entry (not
+/// a plain int, which is never asked).
+fn is_masked(obj: &Bound<'_, PyAny>) -> bool {
+    !obj.is_instance_of::<pyo3::types::PyInt>()
+        && obj.hasattr("mask").unwrap_or(false)
+        && obj
+            .py()
+            .import("numpy")
+            .and_then(|np| np.getattr("ma")?.call_method1("is_masked", (obj,)))
+            .and_then(|m| m.is_truthy())
+            .unwrap_or(false)
 }
 
 fn int_in(obj: &Bound<'_, PyAny>, what: &str, lo: i64, hi: i64) -> PyResult<i64> {
@@ -202,10 +207,12 @@ fn board_from(py: Python<'_>, obj: &Bound<'_, PyAny>) -> PyResult<Board> {
     // asarray would read a masked cell's hidden value (of a masked array,
     // or of masked rows in a list: np.ma.asarray keeps their masks).
     let ma = np.getattr("ma")?;
-    if ma
-        .call_method1("asarray", (obj,))
-        .and_then(|m| ma.call_method1("is_masked", (m,)))
-        .is_ok_and(|m| m.is_truthy().unwrap_or(false))
+    // (A plain ndarray has no mask: not converted, the common case stays fast.)
+    if !obj.get_type().is(&np.getattr("ndarray")?)
+        && ma
+            .call_method1("asarray", (obj,))
+            .and_then(|m| ma.call_method1("is_masked", (m,)))
+            .is_ok_and(|m| m.is_truthy().unwrap_or(false))
     {
         return Err(value_error(
             "board is a masked array with masked cells: every cell needs a value",
@@ -341,15 +348,20 @@ fn position_from(py: Python<'_>, obj: &Bound<'_, PyAny>) -> PyResult<Position> {
     })
 }
 
-/// The machine's physical memory in bytes (`os.sysconf`), if the platform
-/// tells.
+/// The memory this process may use, in bytes: the machine's (`os.sysconf`,
+/// Linux and macOS), or its cgroup's limit if lower (a container's
+/// `memory.max`, cgroup v2); `None` if the platform does not tell.
 fn physical_memory(py: Python<'_>) -> Option<u128> {
     let os = py.import("os").ok()?;
     let get = |name: &str| -> Option<u128> {
         let v: i64 = os.call_method1("sysconf", (name,)).ok()?.extract().ok()?;
         u128::try_from(v).ok().filter(|&v| v > 0)
     };
-    Some(get("SC_PHYS_PAGES")? * get("SC_PAGE_SIZE")?)
+    let machine = get("SC_PHYS_PAGES")? * get("SC_PAGE_SIZE")?;
+    let cgroup = std::fs::read_to_string("/sys/fs/cgroup/memory.max")
+        .ok()
+        .and_then(|t| t.trim().parse::<u128>().ok());
+    Some(cgroup.map_or(machine, |c| c.min(machine)))
 }
 
 /// One game of Drop7 Hardcore on the exact engine.
@@ -704,7 +716,7 @@ impl Game {
         column: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyDict>> {
         let c = int_arg(column, "column", i64::MIN.into(), i64::MAX.into()).map_err(|e| {
-            if e.is_instance_of::<PyValueError>(py) {
+            if e.is_instance_of::<PyValueError>(py) && !is_masked(column) {
                 value_error(format!(
                     "column {} is out of range 0-6",
                     column.str().map(|s| s.to_string()).unwrap_or_default()
@@ -1191,21 +1203,26 @@ fn play_json(
             type_name(seeds)
         ))
     })?;
-    // `play` keeps every game's record until it returns: about 2,500 bytes
-    // a game (the Rust record, its JSON text, the Python dict). A cohort
-    // that cannot fit in the machine's memory, or whose seeds and records
-    // cannot be reserved, is a MemoryError before the first game (checked
-    // as soon as `len(seeds)` is known, else while the seeds are read), not
-    // an abort of the interpreter or the kernel's OOM killer later.
-    const BYTES_PER_GAME: u128 = 2_500;
+    // `play` keeps every game's record until it returns: about 2,400-2,800
+    // bytes a game (the Rust record, its JSON text, the Python dict; fair
+    // records are the larger), counted as 3,000. A cohort that needs more
+    // than three quarters of the memory (the machine's, or its cgroup's
+    // limit), or whose seeds and records cannot be reserved, is a
+    // MemoryError before the first game (checked as soon as `len(seeds)` is
+    // known, else while the seeds are read), not an abort of the interpreter
+    // or the kernel's OOM killer later.
+    const BYTES_PER_GAME: u128 = 3_000;
     let memory = physical_memory(py);
-    let max_games = memory.map_or(usize::MAX, |m| (m / BYTES_PER_GAME) as usize);
+    let max_games = memory.map_or(usize::MAX, |m| (m * 3 / 4 / BYTES_PER_GAME) as usize);
     let too_many = |games: String| {
         let machine = memory.map_or(String::new(), |m| {
-            format!(" (this machine has {} MB)", m >> 20)
+            format!(
+                " (a cohort may take three quarters of the {} MB this process may use)",
+                m >> 20
+            )
         });
         PyMemoryError::new_err(format!(
-            "play: the records of {games} games do not fit in memory{machine}: about \
+            "play: the records of {games} games do not fit in memory{machine}: up to \
              {BYTES_PER_GAME} bytes a game are kept until play returns; play fewer seeds per \
              call (drop7 play --out streams a cohort of any size to a file)"
         ))

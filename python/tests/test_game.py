@@ -240,6 +240,12 @@ def test_ambiguous_or_hidden_input_is_refused():
         drop7.Game.from_board(rows, 3)
     with pytest.raises(ValueError, match="next_disc is masked"):
         drop7.Game.from_board(g.board, np.ma.masked_array(3, mask=True))
+    with pytest.raises(ValueError, match=r"seeds\[0\] is masked"):
+        drop7.play("center", [np.ma.masked_array(3, mask=True)])
+    with pytest.raises(ValueError, match="column is masked"):
+        drop7.Game(1).step(np.ma.masked_array(3, mask=True))
+    with pytest.raises(ValueError, match="actions is a masked array"):
+        env.step([np.ma.masked_array(3, mask=True)] * 2)
     single = drop7.Drop7Env()
     single.reset(seed=1)
     with pytest.raises(drop7.IllegalMove, match="action is masked"):

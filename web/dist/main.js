@@ -23,11 +23,21 @@ const STALE = new Error("stale animation");
 function clip(text, max) {
     return text.length <= max ? text : `${text.slice(0, max)}… (${text.length - max} more characters)`;
 }
-/** An error's message for a sentence, cut as `clip` does (it may echo a long input). */
-const errText = (e) => clip(e.message, 300);
+/**
+ * An error's message for a sentence: each `echoed` input (a seed typed or in the URL) cut where
+ * the message repeats it, the reason after it kept; then the whole cut as `clip` does.
+ */
+function errText(e, ...echoed) {
+    let text = e.message;
+    for (const v of echoed)
+        if (v.length > 40)
+            text = text.split(v).join(clip(v, 40));
+    return clip(text, 400);
+}
 function message(text, info = false) {
     const m = $("message");
-    m.textContent = text;
+    // A last guard: no message fills the page (the long values are cut where they are put in).
+    m.textContent = clip(text, 1000);
     m.className = info ? "info" : "";
 }
 function speed() {
@@ -311,7 +321,7 @@ function openFromUrl() {
     }
     catch (e) {
         startGame(randomSeed());
-        message(`Bad URL: ${errText(e)}. Started a random game instead.`);
+        message(`Bad URL: ${errText(e, seedText)}. Started a random game instead.`);
         return;
     }
     const movesText = p.get("moves") ?? "";
@@ -338,7 +348,7 @@ function enterReplay(r) {
     $("advice-info").textContent = "";
     show(r.start);
     showReplayPos();
-    const fail = r.failure ? ` Invalid tape: ${r.failure}.` : "";
+    const fail = r.failure ? ` Invalid tape: ${clip(r.failure, 400)}.` : "";
     message(`Replaying ${r.kind}: ${r.note}.${fail}`, !r.failure);
 }
 function leaveReplay() {
@@ -444,7 +454,7 @@ function wire() {
             startGame(parseSeed(t));
         }
         catch (e) {
-            message(`Seed: ${errText(e)}`);
+            message(`Seed: ${errText(e, t)}`);
         }
     });
     $("random-game").addEventListener("click", () => startGame(randomSeed()));

@@ -28,12 +28,20 @@ function clip(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, max)}… (${text.length - max} more characters)`;
 }
 
-/** An error's message for a sentence, cut as `clip` does (it may echo a long input). */
-const errText = (e: unknown): string => clip((e as Error).message, 300);
+/**
+ * An error's message for a sentence: each `echoed` input (a seed typed or in the URL) cut where
+ * the message repeats it, the reason after it kept; then the whole cut as `clip` does.
+ */
+function errText(e: unknown, ...echoed: string[]): string {
+  let text = (e as Error).message;
+  for (const v of echoed) if (v.length > 40) text = text.split(v).join(clip(v, 40));
+  return clip(text, 400);
+}
 
 function message(text: string, info = false): void {
   const m = $("message");
-  m.textContent = text;
+  // A last guard: no message fills the page (the long values are cut where they are put in).
+  m.textContent = clip(text, 1000);
   m.className = info ? "info" : "";
 }
 
@@ -317,7 +325,7 @@ function openFromUrl(): void {
     seed = parseSeed(seedText);
   } catch (e) {
     startGame(randomSeed());
-    message(`Bad URL: ${errText(e)}. Started a random game instead.`);
+    message(`Bad URL: ${errText(e, seedText)}. Started a random game instead.`);
     return;
   }
   const movesText = p.get("moves") ?? "";
@@ -346,7 +354,7 @@ function enterReplay(r: Replay): void {
   $("advice-info").textContent = "";
   show(r.start);
   showReplayPos();
-  const fail = r.failure ? ` Invalid tape: ${r.failure}.` : "";
+  const fail = r.failure ? ` Invalid tape: ${clip(r.failure, 400)}.` : "";
   message(`Replaying ${r.kind}: ${r.note}.${fail}`, !r.failure);
 }
 
@@ -447,7 +455,7 @@ function wire(): void {
     try {
       startGame(parseSeed(t));
     } catch (e) {
-      message(`Seed: ${errText(e)}`);
+      message(`Seed: ${errText(e, t)}`);
     }
   });
   $("random-game").addEventListener("click", () => startGame(randomSeed()));

@@ -324,8 +324,14 @@ mod tests {
         assert!(err.starts_with(TOO_MANY_VALUES), "{err}");
         assert_eq!(
             TOO_MANY_VALUES,
-            format!("more than {MAX_JSON_VALUES} JSON values")
+            format!("more than {MAX_JSON_VALUES} JSON value units")
         );
+        // An object counts 1 + OBJECT_UNITS and 1 a key (with its value, 1).
+        let objects = |n: u64| format!("[{}{{}}]", "{\"a\":0},".repeat(n as usize - 1));
+        let per = 1 + OBJECT_UNITS + 2;
+        let fit = (MAX_JSON_VALUES - 1) / per;
+        assert!(parse_json_strict(&objects(fit)).is_ok());
+        assert!(parse_json_strict(&objects(fit + 2)).is_err());
         // Nested values count too.
         let rows = format!("{{\"rows\":[{}[1]]}}", "[1,1,1],".repeat(4_000_000));
         assert!(parse_json_strict(&rows).is_err());
@@ -466,19 +472,22 @@ pub fn json_error_text(e: &serde_json::Error) -> String {
     text
 }
 
-/// The most JSON values (numbers, strings, arrays, objects, nulls and
-/// booleans; keys not counted) that [`parse_json_strict`] builds: 16,000,000.
-/// The formats set only the least a file holds: a scripted round at the
-/// largest move cap, 1,000,000, needs about 2.6 M values (its discs and
-/// latent rows), a tape (at most 20,000 moves) about 130 k; this allows six
-/// times the round's, spare discs and rows included. A parsed value takes
-/// about 40 bytes, so a file padded with millions of rows is refused before
-/// it takes more than about a GB of memory (a 243 MB tape of padded rows took
-/// 5 GB before this limit).
+/// The size of the JSON value [`parse_json_strict`] builds, at most, in
+/// units of about 40 bytes of memory: a number, string, null, boolean or
+/// array is 1, an object [`OBJECT_UNITS`] and each of its keys 1 more (a
+/// one-key object takes about 700 bytes). The formats set only the least a
+/// file holds: a scripted round at the largest move cap, 1,000,000, needs
+/// about 2.6 M units (its discs and latent rows), a tape (at most 20,000
+/// moves) about 130 k; 16,000,000 allows six times the round's, spare discs
+/// and rows included, and stops a padded file before it takes more than
+/// about 700 MB (a 243 MB tape of padded rows took 5 GB before this limit).
 pub const MAX_JSON_VALUES: u64 = 16_000_000;
 
+/// What an object counts against [`MAX_JSON_VALUES`], its keys apart.
+pub const OBJECT_UNITS: u64 = 19;
+
 /// The start of [`strict_json`]'s error for a text over [`MAX_JSON_VALUES`].
-pub(crate) const TOO_MANY_VALUES: &str = "more than 16000000 JSON values";
+pub(crate) const TOO_MANY_VALUES: &str = "more than 16000000 JSON value units";
 
 /// [`parse_json_strict`] keeping serde_json's error (so a caller can tell a
 /// truncated text, [`serde_json::Error::is_eof`], from a malformed one).
@@ -498,16 +507,25 @@ struct Strict<'b>(&'b std::cell::Cell<u64>);
 impl<'de> serde::de::DeserializeSeed<'de> for Strict<'_> {
     type Value = serde_json::Value;
     fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
-        match self.0.get().checked_sub(1) {
-            Some(left) => self.0.set(left),
-            None => {
-                return Err(serde::de::Error::custom(format!(
-                    "{TOO_MANY_VALUES} (numbers, strings, arrays, objects, nulls and \
-                     booleans): the limit for a tape or round file"
-                )));
-            }
-        }
+        self.charge(1)?;
         d.deserialize_any(self)
+    }
+}
+
+impl Strict<'_> {
+    /// Counts `units` against the budget: an error once it is spent.
+    fn charge<E: serde::de::Error>(self, units: u64) -> Result<(), E> {
+        match self.0.get().checked_sub(units) {
+            Some(left) => {
+                self.0.set(left);
+                Ok(())
+            }
+            None => Err(E::custom(format!(
+                "{TOO_MANY_VALUES} (a value 1, an object {} and a key 1): the limit for a \
+                 tape or round file",
+                OBJECT_UNITS + 1
+            ))),
+        }
     }
 }
 
@@ -549,7 +567,9 @@ impl<'de> serde::de::Visitor<'de> for Strict<'_> {
     }
     fn visit_map<A: serde::de::MapAccess<'de>>(self, mut a: A) -> Result<Self::Value, A::Error> {
         let mut map = serde_json::Map::new();
+        self.charge(OBJECT_UNITS)?;
         while let Some(key) = a.next_key::<String>()? {
+            self.charge(1)?;
             if map.contains_key(&key) {
                 return Err(serde::de::Error::custom(format!("duplicate key {key:?}")));
             }
