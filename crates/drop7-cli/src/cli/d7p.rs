@@ -885,20 +885,11 @@ pub const MAX_CONSECUTIVE_FAILURES: u32 = 3;
 /// a row: from then on no engine is started and every move is the fallback.
 static GAVE_UP: AtomicBool = AtomicBool::new(false);
 
-/// A signal stopped drop7 while it started an engine, before any game:
-/// `drop7` exits with 128 + the signal's number, as an interrupted run does.
-#[derive(Debug, thiserror::Error)]
-#[error("interrupted by {name} while starting the d7p engine: no game was played")]
-pub struct Interrupted {
-    /// `SIGINT`, `SIGTERM` or `SIGHUP`.
-    pub name: &'static str,
-    /// The exit status (128 + the signal's number).
-    pub status: u8,
-}
-
-/// The signal that stopped drop7, if one did.
+/// The signal that stopped drop7 while it started an engine, before any
+/// game, if one did: an error that makes `drop7` exit with 128 + the
+/// signal's number, as an interrupted run does.
 #[cfg(unix)]
-fn interrupted() -> Option<Interrupted> {
+fn interrupted() -> Option<super::ExitWith> {
     use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
     let sig = groups::SIGNAL.load(Ordering::SeqCst);
     let name = match sig {
@@ -907,21 +898,21 @@ fn interrupted() -> Option<Interrupted> {
         SIGHUP => "SIGHUP",
         _ => return None,
     };
-    Some(Interrupted {
-        name,
+    Some(super::ExitWith {
         status: 128 + sig as u8,
+        message: format!("interrupted by {name} while starting the d7p engine: no game was played"),
     })
 }
 
 /// No signals are caught off unix.
 #[cfg(not(unix))]
-fn interrupted() -> Option<Interrupted> {
+fn interrupted() -> Option<super::ExitWith> {
     None
 }
 
 /// Starts `cmd` once and checks its handshake (`d7p` … `d7pok`, `isready` …
 /// `readyok`) before any game: an engine that cannot run is an error
-/// ([`Interrupted`] when a signal stopped drop7 meanwhile).
+/// (an [`super::ExitWith`] when a signal stopped drop7 meanwhile).
 pub fn preflight(cmd: &str, timeout: Duration) -> Result<()> {
     match Proc::start(cmd, timeout) {
         Ok(p) => {

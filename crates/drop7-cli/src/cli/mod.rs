@@ -99,13 +99,10 @@ pub fn main() -> ExitCode {
         Err(e) => {
             let msg = format!("{e:#}").replace('\n', " ");
             eprintln!("error: {msg}");
-            // Stopped by a signal before the run began: 128 + its number.
-            if let Some(i) = e.downcast_ref::<d7p::Interrupted>() {
-                ExitCode::from(i.status)
-            } else if let Some(x) = e.downcast_ref::<ExitWith>() {
-                ExitCode::from(x.status)
-            } else {
-                ExitCode::FAILURE
+            // Stopped by a signal (128 + its number): an interrupted run.
+            match e.downcast_ref::<ExitWith>() {
+                Some(x) => ExitCode::from(x.status),
+                None => ExitCode::FAILURE,
             }
         }
     }
