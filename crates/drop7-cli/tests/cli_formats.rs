@@ -1929,15 +1929,19 @@ fn d7p_engines_leave_no_process_behind() {
 }
 
 /// Ctrl-C (SIGINT to drop7; its engines, in process groups of their own,
-/// do not get the terminal's) kills every engine: `play` stops as it does
-/// (exit 130), `trace` dies of the signal, and no engine is left.
+/// do not get the terminal's) kills every engine: `play` (seeds or rounds)
+/// stops as it does (exit 130), `trace` dies of the signal, and no engine is
+/// left.
 #[test]
 #[cfg(target_os = "linux")]
 fn d7p_engines_die_with_an_interrupted_run() {
     use std::os::unix::process::ExitStatusExt;
     let dir = scratch("d7p-sigint");
+    let r = rounds();
+    let round_run = ["play", "--round", &r[0], &r[1], "--threads", "2"];
     for (name, args, engines) in [
         ("play", &["play", "--games", "4", "--threads", "2"][..], 3),
+        ("round", &round_run[..], 3),
         ("trace", &["trace", "--games", "1"][..], 2),
     ] {
         let pids = dir.join(format!("{name}.pids"));
@@ -1983,12 +1987,137 @@ fn d7p_engines_die_with_an_interrupted_run() {
         assert!(left.is_empty(), "{name}: still running: {left:?}");
         if name == "play" {
             assert_eq!(status.code(), Some(130), "{name}: {err}");
-            assert!(err.contains("interrupted by SIGINT"), "{err}");
+            // No game finishes: a worker whose engine is killed abandons its
+            // game rather than playing it out with fallback columns.
+            assert!(
+                err.contains("interrupted by SIGINT: 0 of 4 games done"),
+                "{err}"
+            );
             assert!(!err.contains("restarting"), "{err}");
+        } else if name == "round" {
+            assert_eq!(status.code(), Some(130), "{name}: {err}");
+            assert!(
+                err.contains(
+                    "interrupted by SIGINT: 0 of 2 rounds done (not played: gauntlet-01, gauntlet-02)"
+                ),
+                "{err}"
+            );
         } else {
             assert_eq!(status.signal(), Some(2), "{name}: {status:?} {err}");
         }
     }
+}
+
+/// Ctrl-C during a round run: no new round starts, the rounds in flight are
+/// abandoned, and the finished ones are written (record, tape, trace lines)
+/// as an uninterrupted run writes them; exit 130 naming the rounds not
+/// played.
+#[test]
+#[cfg(target_os = "linux")]
+fn an_interrupted_round_run_writes_the_rounds_it_finished() {
+    let dir = scratch("round-sigint");
+    // A round of 3 moves (done in about a second), then a full one (tens of
+    // seconds of d4s7 on one thread).
+    let mut quick: Value =
+        serde_json::from_str(&std::fs::read_to_string(&rounds()[0]).unwrap()).unwrap();
+    quick["id"] = "quick".into();
+    quick["maximumMoves"] = 3.into();
+    let quick_file = dir.join("quick.json");
+    std::fs::write(&quick_file, quick.to_string()).unwrap();
+    let q = quick_file.to_str().unwrap();
+    let (out, tapes, trace) = (dir.join("o.jsonl"), dir.join("tapes"), dir.join("t.jsonl"));
+    let files = |o: &std::path::Path, d: &std::path::Path, t: &std::path::Path| {
+        [o, d, t].map(|p| p.to_str().unwrap().to_string())
+    };
+    let [o, d, t] = files(&out, &tapes, &trace);
+    let r = rounds();
+    let child = Command::new(EXE)
+        .args([
+            "play",
+            "--policy",
+            "fair:d4s7",
+            "--threads",
+            "1",
+            "--round",
+            q,
+            &r[1],
+        ])
+        .args(["--out", &o, "--tapes", &d, "--trace", &t])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let guard = Kill(child.id());
+    std::thread::sleep(Duration::from_secs(6));
+    let sent = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(sent.success());
+    let got = child.wait_with_output().unwrap();
+    drop(guard);
+    let err = String::from_utf8_lossy(&got.stderr);
+    let said = String::from_utf8_lossy(&got.stdout);
+    assert_eq!(got.status.code(), Some(130), "{err}");
+    assert_eq!(
+        err.trim(),
+        "error: interrupted by SIGINT: 1 of 2 rounds done (not played: gauntlet-02)"
+    );
+    assert!(said.starts_with("round      quick score "), "{said}");
+    assert!(said.contains("\nrounds     1 (policy fair:d4s7"), "{said}");
+    // The same files as a run of the quick round alone.
+    let whole = dir.join("whole");
+    std::fs::create_dir_all(&whole).unwrap();
+    let (wout, wtapes, wtrace) = (
+        whole.join("o.jsonl"),
+        whole.join("tapes"),
+        whole.join("t.jsonl"),
+    );
+    let [wo, wd, wt] = files(&wout, &wtapes, &wtrace);
+    ok(&[
+        "play",
+        "--policy",
+        "fair:d4s7",
+        "--threads",
+        "1",
+        "--round",
+        q,
+        "--out",
+        &wo,
+        "--tapes",
+        &wd,
+        "--trace",
+        &wt,
+    ]);
+    let untimed = |p: &std::path::Path| {
+        jsonl(p)
+            .into_iter()
+            .map(|mut v| {
+                for k in ["wallMs", "decisionMsP50", "decisionMsP95", "decisionMsP99"] {
+                    v.as_object_mut().unwrap().remove(k);
+                }
+                v
+            })
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(untimed(&out), untimed(&wout));
+    assert_eq!(
+        std::fs::read_to_string(&trace).unwrap(),
+        std::fs::read_to_string(&wtrace).unwrap()
+    );
+    let names = |d: &std::path::Path| {
+        let mut n: Vec<_> = std::fs::read_dir(d)
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        n.sort();
+        n
+    };
+    assert_eq!(names(&tapes), ["quick.tape.json"]);
+    assert_eq!(
+        std::fs::read(tapes.join("quick.tape.json")).unwrap(),
+        std::fs::read(wtapes.join("quick.tape.json")).unwrap()
+    );
 }
 
 /// Ctrl-C while the engine's handshake is checked (before any game): exit

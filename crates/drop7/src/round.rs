@@ -212,12 +212,27 @@ pub fn play_round<E: CoreEngine, P: Policy>(
     round: &ScriptedRound,
     labels: &RunLabels,
 ) -> RoundResult {
+    play_round_until(engine, policy, round, labels, None)
+        .expect("a round without a stop flag is never stopped")
+}
+
+/// [`play_round`] with a stop flag, checked before each move: `None` when
+/// `stop` was raised before the round ended (the round is abandoned: no
+/// record, no tape).
+pub fn play_round_until<E: CoreEngine, P: Policy>(
+    engine: E,
+    policy: &mut P,
+    round: &ScriptedRound,
+    labels: &RunLabels,
+    stop: Option<&std::sync::atomic::AtomicBool>,
+) -> Option<RoundResult> {
     let started = std::time::Instant::now();
     let mut game = round.start(engine);
     policy.new_game(round.generator_seed);
     // A round's record always carries the per-game detail.
     let ctl = crate::runner::RunControl {
         detail: true,
+        stop,
         ..Default::default()
     };
     let mut record = crate::runner::play_detailed(
@@ -229,15 +244,14 @@ pub fn play_round<E: CoreEngine, P: Policy>(
         &ctl,
         Some(0),
         started,
-    )
-    .expect("a round is never stopped");
+    )?;
     record.driver = "latent".to_string();
     record.round = Some(round.id.clone());
     let mut tape = Tape::of_game(&game);
     tape.round = Some(round.id.clone());
     tape.policy = Some(labels.policy.clone());
     tape.driver = Some("latent".to_string());
-    RoundResult { record, tape }
+    Some(RoundResult { record, tape })
 }
 
 #[cfg(test)]

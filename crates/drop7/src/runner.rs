@@ -317,7 +317,14 @@ pub fn play_moves<G: EngineGame, P: Policy, H: MoveHooks<G>>(
         }
         // `None` is unreachable for a built-in policy: a live game always
         // has a legal column.
-        let Some(column) = hooks.choose(policy, game) else {
+        let choice = hooks.choose(policy, game);
+        // A stop raised during the choice (e.g. a signal that also killed a
+        // D7P engine, whose policy then falls back to the first legal
+        // column) abandons the game before that choice is played.
+        if hooks.stopped() {
+            return None;
+        }
+        let Some(column) = choice else {
             return Some(LoopEnd {
                 clears,
                 reason: StopReason::NoLegalColumn,
@@ -407,7 +414,9 @@ pub struct RunControl<'a> {
 impl RunControl<'_> {
     #[inline]
     fn stopped(&self) -> bool {
-        self.stop.is_some_and(|s| s.load(Ordering::Relaxed))
+        // Acquire: a worker that saw the effects of a signal handler's later
+        // steps (a D7P engine killed after the flag was raised) sees the flag.
+        self.stop.is_some_and(|s| s.load(Ordering::Acquire))
     }
 }
 

@@ -448,11 +448,7 @@ pub fn run(args: &PlayArgs) -> Result<()> {
     // What an interrupted run says first, and its exit status (128 + the
     // signal's number).
     let interruption = |s: &CohortSummary| {
-        let (name, status) = if signals.which() == SIGTERM {
-            ("SIGTERM", 143)
-        } else {
-            ("SIGINT", 130)
-        };
+        let (name, status) = signals.name_and_status();
         let done = kept.stats.games + s.stats.games;
         let said = format!(
             "interrupted by {name}: {done} of {} done",
@@ -578,19 +574,15 @@ fn resume_command() -> String {
 /// SIGINT/SIGTERM handling of a run: the first signal raises `stop` (no new
 /// games; games in flight are abandoned; finished records are written); a
 /// second one exits at once (130 for SIGINT, 143 for SIGTERM).
-struct Signals {
-    stop: Arc<AtomicBool>,
+pub(super) struct Signals {
+    pub(super) stop: Arc<AtomicBool>,
     which: Arc<AtomicUsize>,
 }
 
 impl Signals {
-    fn install() -> Result<Signals> {
+    pub(super) fn install() -> Result<Signals> {
         let stop = Arc::new(AtomicBool::new(false));
         let which = Arc::new(AtomicUsize::new(0));
-        // Registered before the handlers below (they run in that order):
-        // `d7p:` engines, in process groups of their own, are killed at the
-        // first signal (and SIGHUP ends the run as it did).
-        super::d7p::kill_engines_on_signals(false)?;
         for (sig, code) in [(SIGINT, 130), (SIGTERM, 143)] {
             // Registered first: exits at once when `stop` is already set.
             signal_hook::flag::register_conditional_shutdown(sig, code, Arc::clone(&stop))
@@ -600,12 +592,24 @@ impl Signals {
             signal_hook::flag::register(sig, Arc::clone(&stop))
                 .context("installing signal handlers")?;
         }
+        // Registered after the handlers above (they run in that order):
+        // `d7p:` engines, in process groups of their own, are killed at the
+        // first signal once `stop` is raised, so that a worker whose engine
+        // dies sees `stop` and abandons its game instead of finishing it
+        // with fallback columns (and SIGHUP ends the run as it did).
+        super::d7p::kill_engines_on_signals(false)?;
         ignore_file_size_signal()?;
         Ok(Signals { stop, which })
     }
 
-    fn which(&self) -> i32 {
-        self.which.load(Ordering::SeqCst) as i32
+    /// The signal that stopped the run and the exit status it asks for
+    /// (128 + its number).
+    pub(super) fn name_and_status(&self) -> (&'static str, u8) {
+        if self.which.load(Ordering::SeqCst) as i32 == SIGTERM {
+            ("SIGTERM", 143)
+        } else {
+            ("SIGINT", 130)
+        }
     }
 }
 

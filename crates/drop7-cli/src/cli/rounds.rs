@@ -4,7 +4,7 @@
 use std::fs;
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use anyhow::{Context, Result, anyhow, bail};
@@ -13,7 +13,7 @@ use drop7::game::DriverKind;
 use drop7::gravity::Portable;
 use drop7::latent::{CoreEngine, TrackedGame};
 use drop7::position::Position;
-use drop7::round::{RoundResult, ScriptedRound, play_round};
+use drop7::round::{RoundResult, ScriptedRound, play_round_until};
 use drop7::runner::{EngineGame, PackedEngine, Policy, RunLabels, available_threads};
 use drop7::runspec::{record_template, stamp_record};
 use drop7::tape::Tape;
@@ -402,14 +402,16 @@ impl<P: Policy> Taping<P> {
     }
 }
 
-/// Plays `rounds` on up to `threads` workers; results in the order given.
+/// Plays `rounds` on up to `threads` workers; results in the order given,
+/// `None` for a round abandoned or not started once `stop` was raised.
 fn play_all<E, P, F>(
     engine: E,
     make: F,
     rounds: &[ScriptedRound],
     labels: &RunLabels,
     threads: usize,
-) -> Vec<RoundResult>
+    stop: &AtomicBool,
+) -> Vec<Option<RoundResult>>
 where
     E: CoreEngine + Send + Sync,
     P: Policy,
@@ -419,11 +421,11 @@ where
     let cursor = AtomicUsize::new(0);
     let work = || {
         let mut policy = make();
-        loop {
+        while !stop.load(Ordering::Relaxed) {
             let i = cursor.fetch_add(1, Ordering::Relaxed);
             let Some(r) = rounds.get(i) else { break };
-            let res = play_round(engine, &mut policy, r, labels);
-            *slots[i].lock().unwrap_or_else(|p| p.into_inner()) = Some(res);
+            let res = play_round_until(engine, &mut policy, r, labels, Some(stop));
+            *slots[i].lock().unwrap_or_else(|p| p.into_inner()) = res;
         }
     };
     let threads = threads.clamp(1, rounds.len().max(1));
@@ -438,7 +440,7 @@ where
     }
     slots
         .into_iter()
-        .filter_map(|m| m.into_inner().unwrap_or_else(|p| p.into_inner()))
+        .map(|m| m.into_inner().unwrap_or_else(|p| p.into_inner()))
         .collect()
 }
 
@@ -474,8 +476,9 @@ pub fn run(
     force: bool,
 ) -> Result<()> {
     let setup = game.resolve(1)?;
-    super::d7p::kill_engines_of(&setup.policy)?;
-    super::play::ignore_file_size_signal()?;
+    // Ctrl-C/SIGTERM: no new round starts, rounds in flight are abandoned,
+    // the finished ones are written (a second signal exits at once).
+    let signals = super::play::Signals::install()?;
     let mut rounds = Vec::new();
     for f in files {
         let text = super::read_capped(f)
@@ -548,7 +551,7 @@ pub fn run(
     // passed its handshake, the tables are allocated).
     let results = with_engine!(setup.engine, |engine| with_policy!(setup, |make| {
         new.start()
-            .map(|()| play_all(engine, make, &rounds, &labels, threads))
+            .map(|()| play_all(engine, make, &rounds, &labels, threads, &signals.stop))
     }))
     .and_then(|r| r)?;
     // A fair policy's `table` and `maxWork`, as in a seed run's records.
@@ -563,10 +566,18 @@ pub fn run(
     let mut o = String::new();
     let out_shown = || format!("writing --out {}", out.unwrap_or(Path::new("")).display());
     let mut total = 0u128;
+    // The rounds a signal stopped (abandoned in flight or never started).
+    let not_played: Vec<&ScriptedRound> = rounds
+        .iter()
+        .zip(&results)
+        .filter(|(_, res)| res.is_none())
+        .map(|(r, _)| r)
+        .collect();
     // Also after a failed write: what the run wrote to a file renamed over
     // meanwhile is rescued, and the error says where it is.
     let finished = (|| -> Result<()> {
         for (r, res) in rounds.iter().zip(results) {
+            let Some(res) = res else { continue };
             let mut rec: GameRecord = res.record;
             stamp_record(&mut rec, &template);
             if let Some(w) = writer.as_mut() {
@@ -609,17 +620,47 @@ pub fn run(
         }
         Ok(())
     })();
+    // What an interrupted run says (after the rounds it finished), and its
+    // exit status (128 + the signal's number).
+    let interruption = (!not_played.is_empty()).then(|| {
+        let (name, status) = signals.name_and_status();
+        let done = rounds.len() - not_played.len();
+        let mut ids: Vec<String> = not_played
+            .iter()
+            .take(10)
+            .map(|r| shown_id(&r.id))
+            .collect();
+        if not_played.len() > 10 {
+            ids.push(format!("and {} more", not_played.len() - 10));
+        }
+        let said = format!(
+            "interrupted by {name}: {done} of {} done (not played: {})",
+            super::count(rounds.len() as u64, "round"),
+            ids.join(", ")
+        );
+        (said, status)
+    });
     super::play::finish_with_rescue(
         finished,
         writer.as_ref().map(BufWriter::get_ref).zip(out),
         tracer.as_ref(),
-    )?;
+    )
+    .map_err(|e| match &interruption {
+        Some((said, status)) => anyhow::Error::new(super::ExitWith {
+            status: *status,
+            message: format!("{said}; {e:#}"),
+        }),
+        None => e,
+    })?;
+    let played = rounds.len() - not_played.len();
+    let mean = match played {
+        0 => String::new(),
+        n => format!(", mean score {:.1}", total as f64 / n as f64),
+    };
     o.push_str(&format!(
-        "rounds     {} (policy {}, engine {}), mean score {:.1}, {:.3} s\n",
-        rounds.len(),
+        "rounds     {played} (policy {}, engine {}){mean}, {:.3} s\n",
         setup.policy,
         setup.engine.name(),
-        total as f64 / rounds.len().max(1) as f64,
         started.elapsed().as_secs_f64()
     ));
     if let Some(p) = out {
@@ -635,6 +676,12 @@ pub fn run(
     sink.write_all(o.as_bytes())
         .and_then(|()| sink.flush())
         .with_context(|| format!("writing to {name}"))?;
+    if let Some((said, status)) = interruption {
+        return Err(anyhow::Error::new(super::ExitWith {
+            status,
+            message: said,
+        }));
+    }
     if let PolicySpec::D7p(cmd) = &setup.policy {
         super::d7p::check_gave_up(cmd)?;
     }
