@@ -97,7 +97,7 @@ floor = 1.645 * statistics.stdev(d) / math.sqrt(len(d))
 assert close(C["detectionFloor"], floor)
 assert (C["wins"], C["ties"], C["losses"]) == (sum(x > 0 for x in d), sum(x == 0 for x in d), sum(x < 0 for x in d))
 assert abs(statistics.fmean(d) - C["lowerBound95"] - floor) < 0.25 * floor
-assert C["verdict"] == ("above the floor" if abs(statistics.fmean(d)) > floor else "below the floor: not a measurement")
+assert C["verdict"] == ("above the floor" if abs(statistics.fmean(d)) > floor else "not above the floor: not a measurement")
 print("python recomputation agrees: mean %.1f, delta %.1f, floor %.1f" % (sc["mean"], C["meanDelta"], floor))
 PY
 

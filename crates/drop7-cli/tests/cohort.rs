@@ -402,6 +402,10 @@ fn summary_and_compare_agree_with_a_recomputation() {
         ((hi - lo) / 2.0 - half).abs() < 0.2 * half,
         "{lo} {hi} {half}"
     );
+    // Student's t interval (t(0.975, 300) = 1.967903...).
+    let t_half = 1.967_903_011_261_086 * sd(&sa) / (sa.len() as f64).sqrt();
+    assert!(close(sc["tCi95Low"].as_f64().unwrap(), mean(&sa) - t_half));
+    assert!(close(sc["tCi95High"].as_f64().unwrap(), mean(&sa) + t_half));
     // Reproducible.
     assert_eq!(
         ok(&["summary", "--json", s(&a)]),
@@ -423,6 +427,45 @@ fn summary_and_compare_agree_with_a_recomputation() {
     assert_eq!(c["losses"], 301 - wins - ties);
     let lb = c["lowerBound95"].as_f64().unwrap();
     assert!(lb < mean(&d) && (mean(&d) - lb - floor).abs() < 0.2 * floor);
+    // Student's t bound (t(0.95, 300) = 1.649949...).
+    let t_lb = mean(&d) - 1.649_948_673_937_634 * sd(&d) / (d.len() as f64).sqrt();
+    assert!(close(c["lowerBound95T"].as_f64().unwrap(), t_lb));
+    // 301 pairs: no caution in the text.
+    assert!(!ok(&["compare", s(&a), s(&b)]).contains("caution"));
+
+    // A small cohort: the text adds Student's t (9 games: t(0.975, 8) =
+    // 2.306004, t(0.95, 8) = 1.859548).
+    let small = |f: &std::path::Path, name: &str| {
+        let p = dir.join(name);
+        let text = std::fs::read_to_string(f).unwrap();
+        let lines: Vec<&str> = text.lines().take(9).collect();
+        std::fs::write(&p, lines.join("\n") + "\n").unwrap();
+        p
+    };
+    let (a9, b9) = (small(&a, "a9.jsonl"), small(&b, "b9.jsonl"));
+    let (sa9, sb9) = (&sa[..9], &sb[..9]);
+    let half9 = 2.306_004_135_204_166 * sd(sa9) / 3.0;
+    let text = ok(&["summary", s(&a9)]);
+    let want = format!(
+        "caution    from 9 games a bootstrap interval covers less than 95%: Student's t gives {:.1}..{:.1}\n",
+        mean(sa9) - half9,
+        mean(sa9) + half9
+    );
+    assert!(text.contains(&want), "{text}\n{want}");
+    let d9: Vec<f64> = sa9.iter().zip(sb9).map(|(x, y)| y - x).collect();
+    let t9 = mean(&d9) - 1.859_548_037_530_898 * sd(&d9) / 3.0;
+    let text = ok(&["compare", s(&a9), s(&b9)]);
+    let want = format!(
+        "caution    from 9 pairs a bootstrap bound holds less than 95% of the time: Student's t gives mean delta ≥ {t9:.2}\n"
+    );
+    assert!(text.contains(&want), "{text}\n{want}");
+    // Too few resamples are refused.
+    for cmd in [&["summary", s(&a)][..], &["compare", s(&a), s(&b)][..]] {
+        fails(
+            &[cmd, &["--resamples", "999"]].concat(),
+            &["--resamples must be at least 1000 (got 999)"],
+        );
+    }
 
     // A file against itself: delta 0, all ties, below the floor.
     let a2 = dir.join("a-copy.jsonl");
@@ -548,6 +591,19 @@ fn compare_counts_censored_pairs() {
         s(&capped),
         "--force",
     ]);
+    // `summary` says its figures are of lower bounds.
+    let text = ok(&["summary", s(&capped)]);
+    let n = stable(&capped)
+        .iter()
+        .filter(|r| r["censored"] == true)
+        .count();
+    assert!(n > 0);
+    assert!(
+        text.contains(&format!(
+            "censored   {n} of the 6 games stopped at the move cap (a score is then a lower bound): the score figures below understate the policy's\n"
+        )),
+        "{text}"
+    );
     let random = dir.join("random.jsonl");
     ok(&[
         "play",
@@ -976,12 +1032,12 @@ fn compare_verdict_names_the_direction() {
         "--out",
         s(&random),
     ]);
-    let worse = ok(&["compare", s(&random), s(&center), "--resamples", "100"]);
+    let worse = ok(&["compare", s(&random), s(&center), "--resamples", "1000"]);
     assert!(
         worse.contains("is above the floor: the candidate scores lower than the base"),
         "{worse}"
     );
-    let better = ok(&["compare", s(&center), s(&random), "--resamples", "100"]);
+    let better = ok(&["compare", s(&center), s(&random), "--resamples", "1000"]);
     assert!(
         better.contains("is above the floor: the candidate scores higher than the base"),
         "{better}"
@@ -993,7 +1049,7 @@ fn compare_verdict_names_the_direction() {
         s(&center),
         s(&random),
         "--resamples",
-        "100",
+        "1000",
         "--plot",
         s(&svg),
     ]);
@@ -1005,7 +1061,7 @@ fn compare_verdict_names_the_direction() {
         "summary",
         s(&center),
         "--resamples",
-        "10",
+        "1000",
         "--plot",
         s(&svg),
     ]);
@@ -1015,7 +1071,7 @@ fn compare_verdict_names_the_direction() {
     );
     let copy = dir.join("center-copy.jsonl");
     std::fs::copy(&center, &copy).unwrap();
-    let same = ok(&["compare", s(&center), s(&copy), "--resamples", "100"]);
+    let same = ok(&["compare", s(&center), s(&copy), "--resamples", "1000"]);
     assert!(
         same.contains("is not above the floor: not a measurement\n"),
         "{same}"

@@ -71,7 +71,9 @@ fn compare_and_summary_refuse_cohorts_of_two_drivers() {
     // One driver on both sides still compares.
     let st2 = dir.join("stream-copy.jsonl");
     std::fs::copy(&st, &st2).unwrap();
-    assert!(ok(&["compare", s(&st), s(&st2), "--resamples", "10"]).contains("pairs      4 games"));
+    assert!(
+        ok(&["compare", s(&st), s(&st2), "--resamples", "1000"]).contains("pairs      4 games")
+    );
 }
 
 #[test]
@@ -371,12 +373,12 @@ fn counts_of_one_are_singular() {
         played.contains(" for the 1 game played in this run"),
         "{played}"
     );
-    let summary = ok(&["summary", s(&one), "--resamples", "1"]);
+    let summary = ok(&["summary", s(&one), "--resamples", "1000"]);
     assert!(summary.contains("cohort     1 game,"), "{summary}");
     assert!(summary.contains("from 1 game: 2 games"), "{summary}");
     let copy = dir.join("one-copy.jsonl");
     std::fs::copy(&one, &copy).unwrap();
-    let compare = ok(&["compare", s(&one), s(&copy), "--resamples", "1"]);
+    let compare = ok(&["compare", s(&one), s(&copy), "--resamples", "1000"]);
     assert!(compare.contains("pairs      1 game paired"), "{compare}");
     assert!(
         compare.contains("record     0 wins, 1 tie, 0 losses"),
@@ -386,11 +388,11 @@ fn counts_of_one_are_singular() {
     let (two, two_copy) = (dir.join("two.jsonl"), dir.join("two-copy.jsonl"));
     ok(&["play", "--games", "2", "--max-moves", "3", "--out", s(&two)]);
     std::fs::copy(&two, &two_copy).unwrap();
-    let summary2 = ok(&["summary", s(&two), "--resamples", "1"]);
-    assert!(summary2.contains("bootstrap 1 resample)"), "{summary2}");
-    let compare2 = ok(&["compare", s(&two), s(&two_copy), "--resamples", "1"]);
+    let summary2 = ok(&["summary", s(&two), "--resamples", "1000"]);
+    assert!(summary2.contains("bootstrap 1000 resamples)"), "{summary2}");
+    let compare2 = ok(&["compare", s(&two), s(&two_copy), "--resamples", "1000"]);
     assert!(
-        compare2.contains("one-sided bootstrap, 1 resample)"),
+        compare2.contains("one-sided bootstrap, 1000 resamples)"),
         "{compare2}"
     );
     ok(&["play", "--games", "1", "--shard", "1/1", "--out", s(&part)]);

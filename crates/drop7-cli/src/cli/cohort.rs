@@ -1173,11 +1173,39 @@ impl OneRun {
     }
 }
 
+/// The fewest bootstrap resamples `summary` and `compare` take: with fewer,
+/// the percentiles they read (2.5 % and 97.5 %, or 5 %) rest on a handful
+/// of resamples, and a single one gives an interval that can exclude the
+/// mean.
+const MIN_RESAMPLES: u32 = 1000;
+
+fn check_resamples(resamples: u32) -> Result<()> {
+    if resamples < MIN_RESAMPLES {
+        bail!(
+            "--resamples must be at least {MIN_RESAMPLES} (got {resamples}): the bootstrap's percentiles need that many"
+        );
+    }
+    Ok(())
+}
+
+/// Below this many games (or pairs) a percentile bootstrap's 95 % interval
+/// covers noticeably less than 95 % (it is about √((n−1)/n) too narrow and
+/// uses normal rather than Student's t quantiles), so the text also gives
+/// Student's t interval (always in the JSON).
+const SMALL_COHORT: u64 = 30;
+
+/// The quantile `p` of Student's t distribution with `n − 1` degrees of
+/// freedom (`n` ≥ 2), from statrs.
+fn t_quantile(p: f64, n: u64) -> f64 {
+    use statrs::distribution::{ContinuousCDF, StudentsT};
+    StudentsT::new(0.0, 1.0, (n - 1) as f64)
+        .expect("one degree of freedom at least")
+        .inverse_cdf(p)
+}
+
 /// Runs `drop7 summary`.
 pub fn run_summary(args: &SummaryArgs) -> Result<()> {
-    if args.resamples == 0 {
-        bail!("--resamples must be at least 1");
-    }
+    check_resamples(args.resamples)?;
     if let Some(plot) = &args.plot {
         check_plot(plot)?;
         let inputs: Vec<(&str, &Path)> = args
@@ -1281,6 +1309,11 @@ pub fn run_summary(args: &SummaryArgs) -> Result<()> {
         let boot = score.bootstrap_means(args.resamples, args.bootstrap_seed);
         (sorted_quantile(&boot, 0.025), sorted_quantile(&boot, 0.975))
     });
+    // Student's t interval: mean ± t(0.975, n − 1)·sd/√n.
+    let t_ci = score.sd().map(|sd| {
+        let half = t_quantile(0.975, score.n) * sd / (score.n as f64).sqrt();
+        (score.mean() - half, score.mean() + half)
+    });
     if let Some(plot) = &args.plot {
         plot_ecdf(plot, &cohort_name(&args.files), &score, &reference, ci)?;
     }
@@ -1300,6 +1333,8 @@ pub fn run_summary(args: &SummaryArgs) -> Result<()> {
                 "mean": score.mean(),
                 "ci95Low": ci.map(|c| c.0),
                 "ci95High": ci.map(|c| c.1),
+                "tCi95Low": t_ci.map(|c| c.0),
+                "tCi95High": t_ci.map(|c| c.1),
                 "median": score.quantile(0.5),
                 "sd": score.sd(),
                 "p25": score.quantile(0.25),
@@ -1344,6 +1379,13 @@ pub fn run_summary(args: &SummaryArgs) -> Result<()> {
         "stopped    {} (censored {censored})",
         reasons_text.join(", ")
     )?;
+    if censored > 0 {
+        writeln!(
+            o,
+            "censored   {censored} of the {} stopped at the move cap (a score is then a lower bound): the score figures below understate the policy's",
+            super::count(games, "game")
+        )?;
+    }
     // A D7P engine's (or a round's) fallbacks: games where drop7 played the
     // first legal column for the policy are not the policy's own games.
     // (Shown for a D7P engine's records, which carry `engineFailures`, and
@@ -1379,6 +1421,13 @@ pub fn run_summary(args: &SummaryArgs) -> Result<()> {
             score.quantile(0.5),
             super::count(score.n, "game")
         )?,
+    }
+    if let Some((lo, hi)) = t_ci.filter(|_| score.n < SMALL_COHORT) {
+        writeln!(
+            o,
+            "caution    from {} a bootstrap interval covers less than 95%: Student's t gives {lo:.1}..{hi:.1}",
+            super::count(score.n, "game")
+        )?;
     }
     writeln!(
         o,
@@ -1472,9 +1521,7 @@ pub struct CompareArgs {
 
 /// Runs `drop7 compare`.
 pub fn run_compare(args: &CompareArgs) -> Result<()> {
-    if args.resamples == 0 {
-        bail!("--resamples must be at least 1");
-    }
+    check_resamples(args.resamples)?;
     if let Some(plot) = &args.plot {
         check_plot(plot)?;
         refuse_output_is_input(
@@ -1617,6 +1664,8 @@ pub fn run_compare(args: &CompareArgs) -> Result<()> {
         let above = delta.mean().abs() > floor;
         (lower, floor, above)
     });
+    // Student's t bound: mean − t(0.95, n − 1)·sd/√n.
+    let t_lower = sd.map(|sd| delta.mean() - t_quantile(0.95, pairs) * sd / (pairs as f64).sqrt());
     let verdict = measured.map(|(_, _, above)| {
         if above {
             "above the floor"
@@ -1647,6 +1696,7 @@ pub fn run_compare(args: &CompareArgs) -> Result<()> {
             "censoredPairs": censored_pairs,
             "fallbackPairs": fallback_pairs,
             "lowerBound95": measured.map(|m| m.0),
+            "lowerBound95T": t_lower,
             "detectionFloor": measured.map(|m| m.1),
             "aboveFloor": measured.map(|m| m.2),
             "verdict": verdict,
@@ -1718,9 +1768,16 @@ pub fn run_compare(args: &CompareArgs) -> Result<()> {
         "bound      mean delta ≥ {lower:.2} with 95% confidence (one-sided bootstrap, {})",
         super::count(args.resamples, "resample")
     )?;
+    if let Some(t) = t_lower.filter(|_| pairs < SMALL_COHORT) {
+        writeln!(
+            o,
+            "caution    from {} a bootstrap bound holds less than 95% of the time: Student's t gives mean delta ≥ {t:.2}",
+            super::count(pairs, "pair")
+        )?;
+    }
     writeln!(
         o,
-        "floor      {floor:.2} = 1.645·sd/√n: the smallest mean delta this cohort can detect"
+        "floor      {floor:.2} = 1.645·sd/√n: a true mean delta of this size is detected about half the time"
     )?;
     // Which way, in words: the sign of the mean delta is easy to misread.
     let direction = match (above, delta.mean() > 0.0) {
