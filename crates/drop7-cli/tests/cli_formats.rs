@@ -1608,7 +1608,7 @@ fn round_illegal_choice_plays_first_legal() {
     );
     let text = ok(&["compare", b1.to_str().unwrap(), b2.to_str().unwrap()]);
     assert!(
-        text.contains("fallbacks  2 of the 2 pairs have a game where drop7 played"),
+        text.contains("fallbacks  2 of 2 pairs have a game where drop7 played"),
         "{text}"
     );
 }
@@ -1939,21 +1939,28 @@ fn d7p_engines_die_with_an_interrupted_run() {
     let dir = scratch("d7p-sigint");
     let r = rounds();
     let round_run = ["play", "--round", &r[0], &r[1], "--threads", "2"];
-    for (name, args, engines) in [
-        ("play", &["play", "--games", "4", "--threads", "2"][..], 3),
-        ("round", &round_run[..], 3),
-        ("trace", &["trace", "--games", "1"][..], 2),
+    let seed_run = ["play", "--games", "4", "--threads", "2"];
+    for (name, args, engines, signal) in [
+        ("play", &seed_run[..], 3, "-INT"),
+        // SIGHUP (the terminal closed) stops a run as SIGINT does.
+        ("play", &seed_run[..], 3, "-HUP"),
+        // Its summary's stdout closed: the interruption is still said.
+        ("round", &round_run[..], 3, "-INT"),
+        ("trace", &["trace", "--games", "1"][..], 2, "-INT"),
     ] {
-        let pids = dir.join(format!("{name}.pids"));
+        let pids = dir.join(format!("{name}{signal}.pids"));
         let mut child = Command::new(EXE)
             .args(args)
             .arg("--policy")
             .arg(pid_recording_engine(&pids))
             .env("DROP7_D7P_TIMEOUT_MS", "60000")
-            .stdout(Stdio::null())
+            .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
             .unwrap();
+        if name == "round" {
+            drop(child.stdout.take());
+        }
         let guard = Kill(child.id());
         // The handshake check's engine, then one per worker, thinking (up
         // to a minute: the other tests load the machine).
@@ -1965,7 +1972,7 @@ fn d7p_engines_die_with_an_interrupted_run() {
         }
         std::thread::sleep(Duration::from_millis(200));
         let sent = Command::new("kill")
-            .args(["-INT", &child.id().to_string()])
+            .args([signal, &child.id().to_string()])
             .status()
             .unwrap();
         assert!(sent.success());
@@ -1986,11 +1993,16 @@ fn d7p_engines_die_with_an_interrupted_run() {
         assert_eq!(recorded.len(), 2 * engines, "{name}: {recorded:?}");
         assert!(left.is_empty(), "{name}: still running: {left:?}");
         if name == "play" {
-            assert_eq!(status.code(), Some(130), "{name}: {err}");
+            let (sig, status_code) = if signal == "-HUP" {
+                ("SIGHUP", 129)
+            } else {
+                ("SIGINT", 130)
+            };
+            assert_eq!(status.code(), Some(status_code), "{name}: {err}");
             // No game finishes: a worker whose engine is killed abandons its
             // game rather than playing it out with fallback columns.
             assert!(
-                err.contains("interrupted by SIGINT: 0 of 4 games done"),
+                err.contains(&format!("interrupted by {sig}: 0 of 4 games done")),
                 "{err}"
             );
             assert!(!err.contains("restarting"), "{err}");
@@ -2061,7 +2073,7 @@ fn an_interrupted_round_run_writes_the_rounds_it_finished() {
     assert_eq!(got.status.code(), Some(130), "{err}");
     assert_eq!(
         err.trim(),
-        "error: interrupted by SIGINT: 1 of 2 rounds done (not played: gauntlet-02)"
+        "interrupted by SIGINT: 1 of 2 rounds done (not played: gauntlet-02)"
     );
     assert!(said.starts_with("round      quick score "), "{said}");
     assert!(said.contains("\nrounds     1 (policy fair:d4s7"), "{said}");
@@ -2116,6 +2128,53 @@ fn an_interrupted_round_run_writes_the_rounds_it_finished() {
     assert_eq!(names(&tapes), ["quick.tape.json"]);
     assert_eq!(
         std::fs::read(tapes.join("quick.tape.json")).unwrap(),
+        std::fs::read(wtapes.join("quick.tape.json")).unwrap()
+    );
+    // A second Ctrl-C exits at once, but each finished round was written as
+    // it finished: the quick round's record, trace lines and tape are there.
+    let again = dir.join("again");
+    std::fs::create_dir_all(&again).unwrap();
+    let (aout, atapes, atrace) = (
+        again.join("o.jsonl"),
+        again.join("tapes"),
+        again.join("t.jsonl"),
+    );
+    let [ao, ad, at] = files(&aout, &atapes, &atrace);
+    let child = Command::new(EXE)
+        .args([
+            "play",
+            "--policy",
+            "fair:d4s7",
+            "--threads",
+            "1",
+            "--round",
+            q,
+            &r[1],
+        ])
+        .args(["--out", &ao, "--tapes", &ad, "--trace", &at])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let guard = Kill(child.id());
+    std::thread::sleep(Duration::from_secs(6));
+    for _ in 0..2 {
+        let sent = Command::new("kill")
+            .args(["-INT", &child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(sent.success());
+    }
+    let got = child.wait_with_output().unwrap();
+    drop(guard);
+    assert_eq!(got.status.code(), Some(130));
+    assert_eq!(untimed(&aout), untimed(&wout));
+    assert_eq!(
+        std::fs::read_to_string(&atrace).unwrap(),
+        std::fs::read_to_string(&wtrace).unwrap()
+    );
+    assert_eq!(
+        std::fs::read(atapes.join("quick.tape.json")).unwrap(),
         std::fs::read(wtapes.join("quick.tape.json")).unwrap()
     );
 }

@@ -600,7 +600,7 @@ fn compare_counts_censored_pairs() {
     assert!(n > 0);
     assert!(
         text.contains(&format!(
-            "censored   {n} of the 6 games stopped at the move cap (a score is then a lower bound): the score figures below understate the policy's\n"
+            "censored   {n} of 6 games stopped at the move cap (a score is then a lower bound): the score figures below are lower bounds too\n"
         )),
         "{text}"
     );
@@ -635,7 +635,7 @@ fn compare_counts_censored_pairs() {
     let text = ok(&["compare", s(&capped), s(&random)]);
     assert!(
         text.contains(&format!(
-            "censored   {want} of the 6 pairs {} a game stopped by the move cap (its score is a lower bound)",
+            "censored   {want} of 6 pairs {} a game stopped by the move cap (its score is a lower bound)",
             if want == 1 { "has" } else { "have" }
         )),
         "{text}"

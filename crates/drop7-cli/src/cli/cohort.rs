@@ -840,7 +840,8 @@ pub struct SummaryArgs {
     /// Print JSON instead of the table.
     #[arg(long)]
     json: bool,
-    /// Bootstrap resamples for the 95 % confidence interval of the mean score.
+    /// Bootstrap resamples for the 95 % confidence interval of the mean score
+    /// (1000 to 1000000).
     #[arg(
         long,
         default_value_t = 2000,
@@ -1179,11 +1180,18 @@ impl OneRun {
 /// mean.
 const MIN_RESAMPLES: u32 = 1000;
 
+/// The most bootstrap resamples: 8 MB of resampled means (beyond this the
+/// percentiles move by far less than the figures' last digit).
+const MAX_RESAMPLES: u32 = 1_000_000;
+
 fn check_resamples(resamples: u32) -> Result<()> {
     if resamples < MIN_RESAMPLES {
         bail!(
             "--resamples must be at least {MIN_RESAMPLES} (got {resamples}): the bootstrap's percentiles need that many"
         );
+    }
+    if resamples > MAX_RESAMPLES {
+        bail!("--resamples must be at most {MAX_RESAMPLES} (got {resamples})");
     }
     Ok(())
 }
@@ -1382,7 +1390,7 @@ pub fn run_summary(args: &SummaryArgs) -> Result<()> {
     if censored > 0 {
         writeln!(
             o,
-            "censored   {censored} of the {} stopped at the move cap (a score is then a lower bound): the score figures below understate the policy's",
+            "censored   {censored} of {} stopped at the move cap (a score is then a lower bound): the score figures below are lower bounds too",
             super::count(games, "game")
         )?;
     }
@@ -1503,7 +1511,8 @@ pub struct CompareArgs {
     /// Print JSON instead of the text.
     #[arg(long)]
     json: bool,
-    /// Bootstrap resamples for the one-sided 95 % lower bound on the mean delta.
+    /// Bootstrap resamples for the one-sided 95 % lower bound on the mean delta
+    /// (1000 to 1000000).
     #[arg(
         long,
         default_value_t = 10_000,
@@ -1741,7 +1750,7 @@ pub fn run_compare(args: &CompareArgs) -> Result<()> {
     if censored_pairs > 0 {
         writeln!(
             o,
-            "censored   {censored_pairs} of the {} {} a game stopped by the move cap (its score is a lower bound): their deltas are not whole-game deltas",
+            "censored   {censored_pairs} of {} {} a game stopped by the move cap (its score is a lower bound): their deltas are not whole-game deltas",
             super::count(pairs, "pair"),
             if censored_pairs == 1 { "has" } else { "have" }
         )?;
@@ -1749,7 +1758,7 @@ pub fn run_compare(args: &CompareArgs) -> Result<()> {
     if fallback_pairs > 0 {
         writeln!(
             o,
-            "fallbacks  {fallback_pairs} of the {} {} a game where drop7 played the first legal column for the policy (engine failures or illegal choices): their deltas are not wholly the policies'",
+            "fallbacks  {fallback_pairs} of {} {} a game where drop7 played the first legal column for the policy (engine failures or illegal choices): their deltas are not wholly the policies'",
             super::count(pairs, "pair"),
             if fallback_pairs == 1 { "has" } else { "have" }
         )?;

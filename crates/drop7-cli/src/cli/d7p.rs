@@ -643,8 +643,8 @@ mod groups {
 /// SIGINT, SIGTERM or SIGHUP, and from then on starts none; the engines run
 /// in process groups of their own, so the terminal's Ctrl-C no longer
 /// reaches them. `then_exit`: the signal then does what it does by default
-/// (for a command without handlers of its own); otherwise SIGINT and SIGTERM
-/// are left to the handlers registered after this (`play`'s). Installed once.
+/// (for a command without handlers of its own); otherwise the signal is left
+/// to the handlers registered before this (`play`'s). Installed once.
 pub fn kill_engines_on_signals(then_exit: bool) -> Result<()> {
     #[cfg(unix)]
     {
@@ -654,8 +654,8 @@ pub fn kill_engines_on_signals(then_exit: bool) -> Result<()> {
             return Ok(());
         }
         for sig in [SIGINT, SIGTERM, SIGHUP] {
-            let exit = then_exit || sig == SIGHUP;
-            if exit && groups::ignored(sig) {
+            let exit = then_exit;
+            if (exit || sig == SIGHUP) && groups::ignored(sig) {
                 // Ignored (nohup, a background job): it stays so.
                 continue;
             }
@@ -684,6 +684,17 @@ pub fn kill_engines_of(policy: &super::spec::PolicySpec) -> Result<()> {
     match policy {
         super::spec::PolicySpec::D7p(_) => kill_engines_on_signals(true),
         _ => Ok(()),
+    }
+}
+
+/// Whether signal `sig` is ignored (as `nohup` leaves SIGHUP); false off Unix.
+pub fn signal_ignored(sig: i32) -> bool {
+    #[cfg(unix)]
+    return groups::ignored(sig);
+    #[cfg(not(unix))]
+    {
+        let _ = sig;
+        false
     }
 }
 

@@ -21,7 +21,7 @@ use drop7::runner::{
 use drop7::runspec::{record_template, stamp_record};
 use fs4::fs_std::FileExt;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use signal_hook::consts::{SIGINT, SIGTERM, SIGXFSZ};
+use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM, SIGXFSZ};
 
 use super::same::{both_name, same_file};
 use super::spec::{GameArgs, GameSetup, PolicySpec, with_engine, with_policy};
@@ -571,9 +571,10 @@ fn resume_command() -> String {
         .join(" ")
 }
 
-/// SIGINT/SIGTERM handling of a run: the first signal raises `stop` (no new
-/// games; games in flight are abandoned; finished records are written); a
-/// second one exits at once (130 for SIGINT, 143 for SIGTERM).
+/// SIGINT/SIGTERM/SIGHUP handling of a run: the first signal raises `stop`
+/// (no new games; games in flight are abandoned; finished records are
+/// written); a second one exits at once (130 for SIGINT, 143 for SIGTERM, 129
+/// for SIGHUP). SIGHUP left ignored (`nohup`) stays so.
 pub(super) struct Signals {
     pub(super) stop: Arc<AtomicBool>,
     which: Arc<AtomicUsize>,
@@ -583,7 +584,11 @@ impl Signals {
     pub(super) fn install() -> Result<Signals> {
         let stop = Arc::new(AtomicBool::new(false));
         let which = Arc::new(AtomicUsize::new(0));
-        for (sig, code) in [(SIGINT, 130), (SIGTERM, 143)] {
+        for (sig, code) in [(SIGINT, 130), (SIGTERM, 143), (SIGHUP, 129)] {
+            if sig == SIGHUP && super::d7p::signal_ignored(sig) {
+                // Under `nohup` the run goes on when the terminal closes.
+                continue;
+            }
             // Registered first: exits at once when `stop` is already set.
             signal_hook::flag::register_conditional_shutdown(sig, code, Arc::clone(&stop))
                 .context("installing signal handlers")?;
@@ -596,7 +601,7 @@ impl Signals {
         // `d7p:` engines, in process groups of their own, are killed at the
         // first signal once `stop` is raised, so that a worker whose engine
         // dies sees `stop` and abandons its game instead of finishing it
-        // with fallback columns (and SIGHUP ends the run as it did).
+        // with fallback columns.
         super::d7p::kill_engines_on_signals(false)?;
         ignore_file_size_signal()?;
         Ok(Signals { stop, which })
@@ -605,10 +610,10 @@ impl Signals {
     /// The signal that stopped the run and the exit status it asks for
     /// (128 + its number).
     pub(super) fn name_and_status(&self) -> (&'static str, u8) {
-        if self.which.load(Ordering::SeqCst) as i32 == SIGTERM {
-            ("SIGTERM", 143)
-        } else {
-            ("SIGINT", 130)
+        match self.which.load(Ordering::SeqCst) as i32 {
+            SIGTERM => ("SIGTERM", 143),
+            SIGHUP => ("SIGHUP", 129),
+            _ => ("SIGINT", 130),
         }
     }
 }

@@ -402,8 +402,11 @@ impl<P: Policy> Taping<P> {
     }
 }
 
-/// Plays `rounds` on up to `threads` workers; results in the order given,
-/// `None` for a round abandoned or not started once `stop` was raised.
+/// Plays `rounds` on up to `threads` workers and hands each result to
+/// `deliver` on the calling thread, in the order given (a round finished
+/// early waits for the ones before it), `None` for a round abandoned or not
+/// started once `stop` was raised. When `deliver` returns false (a failed
+/// write) no new round starts and nothing more is delivered.
 fn play_all<E, P, F>(
     engine: E,
     make: F,
@@ -411,37 +414,71 @@ fn play_all<E, P, F>(
     labels: &RunLabels,
     threads: usize,
     stop: &AtomicBool,
-) -> Vec<Option<RoundResult>>
-where
+    deliver: &mut dyn FnMut(usize, Option<RoundResult>) -> bool,
+) where
     E: CoreEngine + Send + Sync,
     P: Policy,
     F: Fn() -> P + Sync,
 {
-    let slots: Vec<Mutex<Option<RoundResult>>> = rounds.iter().map(|_| Mutex::new(None)).collect();
-    let cursor = AtomicUsize::new(0);
-    let work = || {
-        let mut policy = make();
-        while !stop.load(Ordering::Relaxed) {
-            let i = cursor.fetch_add(1, Ordering::Relaxed);
-            let Some(r) = rounds.get(i) else { break };
-            let res = play_round_until(engine, &mut policy, r, labels, Some(stop));
-            *slots[i].lock().unwrap_or_else(|p| p.into_inner()) = res;
-        }
-    };
+    let failed = AtomicBool::new(false);
+    let halted = || stop.load(Ordering::Relaxed) || failed.load(Ordering::Relaxed);
     let threads = threads.clamp(1, rounds.len().max(1));
     if threads == 1 {
-        work();
-    } else {
-        std::thread::scope(|s| {
-            for _ in 0..threads {
-                s.spawn(work);
+        let mut policy = make();
+        for (i, r) in rounds.iter().enumerate() {
+            let res = if halted() {
+                None
+            } else {
+                play_round_until(engine, &mut policy, r, labels, Some(stop))
+            };
+            if !deliver(i, res) {
+                return;
             }
-        });
+        }
+        return;
     }
-    slots
-        .into_iter()
-        .map(|m| m.into_inner().unwrap_or_else(|p| p.into_inner()))
-        .collect()
+    let cursor = AtomicUsize::new(0);
+    std::thread::scope(|s| {
+        let (tx, rx) = std::sync::mpsc::channel::<(usize, Option<RoundResult>)>();
+        for _ in 0..threads {
+            let tx = tx.clone();
+            let (cursor, make, halted) = (&cursor, &make, &halted);
+            s.spawn(move || {
+                let mut policy = make();
+                while !halted() {
+                    let i = cursor.fetch_add(1, Ordering::Relaxed);
+                    let Some(r) = rounds.get(i) else { break };
+                    let res = play_round_until(engine, &mut policy, r, labels, Some(stop));
+                    if tx.send((i, res)).is_err() {
+                        break;
+                    }
+                }
+            });
+        }
+        drop(tx);
+        // Results wait here until the rounds before them are delivered.
+        let mut pending = std::collections::BTreeMap::new();
+        let mut next = 0;
+        for (i, res) in rx {
+            pending.insert(i, res);
+            while let Some(res) = pending.remove(&next) {
+                if failed.load(Ordering::Relaxed) {
+                    break;
+                }
+                if !deliver(next, res) {
+                    failed.store(true, Ordering::Relaxed);
+                }
+                next += 1;
+            }
+        }
+        // The rounds never started (stopped) or never received.
+        while next < rounds.len() && !failed.load(Ordering::Relaxed) {
+            if !deliver(next, pending.remove(&next).flatten()) {
+                break;
+            }
+            next += 1;
+        }
+    });
 }
 
 /// Runs `drop7 play --round FILE...`.
@@ -547,13 +584,6 @@ pub fn run(
         ..setup
     };
     let started = std::time::Instant::now();
-    // The files are emptied only once the policy is ready (a D7P engine
-    // passed its handshake, the tables are allocated).
-    let results = with_engine!(setup.engine, |engine| with_policy!(setup, |make| {
-        new.start()
-            .map(|()| play_all(engine, make, &rounds, &labels, threads, &signals.stop))
-    }))
-    .and_then(|r| r)?;
     // A fair policy's `table` and `maxWork`, as in a seed run's records.
     let fair = match setup.policy {
         PolicySpec::Fair(f) => Some(f),
@@ -567,59 +597,92 @@ pub fn run(
     let out_shown = || format!("writing --out {}", out.unwrap_or(Path::new("")).display());
     let mut total = 0u128;
     // The rounds a signal stopped (abandoned in flight or never started).
-    let not_played: Vec<&ScriptedRound> = rounds
-        .iter()
-        .zip(&results)
-        .filter(|(_, res)| res.is_none())
-        .map(|(r, _)| r)
-        .collect();
-    // Also after a failed write: what the run wrote to a file renamed over
-    // meanwhile is rescued, and the error says where it is.
-    let finished = (|| -> Result<()> {
-        for (r, res) in rounds.iter().zip(results) {
-            let Some(res) = res else { continue };
-            let mut rec: GameRecord = res.record;
-            stamp_record(&mut rec, &template);
-            if let Some(w) = writer.as_mut() {
-                serde_json::to_writer(&mut *w, &rec).with_context(out_shown)?;
-                w.write_all(b"\n").with_context(out_shown)?;
-            }
-            if let Some(t) = tracer.as_mut() {
-                t.write_round(r, &res.tape.columns)
-                    .map_err(|e| anyhow!("writing --trace {}: {e}", t.shown()))?;
-            }
-            if let Some(dir) = tapes {
-                write_tape(dir, &r.id, &res.tape).map_err(|e| anyhow!(e))?;
-            }
-            total += u128::from(rec.score);
-            let mut extra = String::new();
-            if rec.censored {
-                extra.push_str(", censored at the move cap");
-            }
-            if let Some(n) = rec.illegal_choices.filter(|&n| n > 0) {
-                extra.push_str(&format!(", {}", super::count(n, "illegal choice")));
-            }
-            if let Some(n) = rec.engine_failures.filter(|&n| n > 0) {
-                extra.push_str(&format!(", {}", super::count(n, "engine failure")));
-            }
-            o.push_str(&format!(
-                "round      {} score {} moves {} level {} ({}){extra}\n",
-                shown_id(&r.id),
-                rec.score,
-                rec.moves,
-                rec.levels,
-                rec.terminal_reason_str()
-            ));
-        }
-        if let Some(t) = tracer.as_mut() {
-            t.finish()
-                .map_err(|e| anyhow!("writing --trace {}: {e}", t.shown()))?;
-        }
+    let mut not_played: Vec<&ScriptedRound> = Vec::new();
+    let mut failed_write: Option<anyhow::Error> = None;
+    // Each round's record, trace lines and tape are written (and flushed) as
+    // soon as the rounds before it are: a second Ctrl-C, which exits at
+    // once, or a kill loses only the rounds not yet written.
+    let mut write_round = |r: &ScriptedRound, res: RoundResult| -> Result<()> {
+        let mut rec: GameRecord = res.record;
+        stamp_record(&mut rec, &template);
         if let Some(w) = writer.as_mut() {
+            serde_json::to_writer(&mut *w, &rec).with_context(out_shown)?;
+            w.write_all(b"\n").with_context(out_shown)?;
             w.flush().with_context(out_shown)?;
         }
+        if let Some(t) = tracer.as_mut() {
+            t.write_round(r, &res.tape.columns)
+                .and_then(|()| t.flush())
+                .map_err(|e| anyhow!("writing --trace {}: {e}", t.shown()))?;
+        }
+        if let Some(dir) = tapes {
+            write_tape(dir, &r.id, &res.tape).map_err(|e| anyhow!(e))?;
+        }
+        total += u128::from(rec.score);
+        let mut extra = String::new();
+        if rec.censored {
+            extra.push_str(", censored at the move cap");
+        }
+        if let Some(n) = rec.illegal_choices.filter(|&n| n > 0) {
+            extra.push_str(&format!(", {}", super::count(n, "illegal choice")));
+        }
+        if let Some(n) = rec.engine_failures.filter(|&n| n > 0) {
+            extra.push_str(&format!(", {}", super::count(n, "engine failure")));
+        }
+        o.push_str(&format!(
+            "round      {} score {} moves {} level {} ({}){extra}\n",
+            shown_id(&r.id),
+            rec.score,
+            rec.moves,
+            rec.levels,
+            rec.terminal_reason_str()
+        ));
         Ok(())
-    })();
+    };
+    let mut deliver = |i: usize, res: Option<RoundResult>| {
+        let r = &rounds[i];
+        match res {
+            None => not_played.push(r),
+            Some(res) => {
+                if let Err(e) = write_round(r, res) {
+                    failed_write = Some(e);
+                    return false;
+                }
+            }
+        }
+        true
+    };
+    // The files are emptied only once the policy is ready (a D7P engine
+    // passed its handshake, the tables are allocated).
+    with_engine!(setup.engine, |engine| with_policy!(setup, |make| {
+        new.start().map(|()| {
+            play_all(
+                engine,
+                make,
+                &rounds,
+                &labels,
+                threads,
+                &signals.stop,
+                &mut deliver,
+            )
+        })
+    }))
+    .and_then(|r| r)?;
+    // Also after a failed write: what the run wrote to a file renamed over
+    // meanwhile is rescued, and the error says where it is.
+    let finished = match failed_write {
+        Some(e) => Err(e),
+        None => (|| -> Result<()> {
+            if let Some(t) = tracer.as_mut() {
+                t.finish()
+                    .map_err(|e| anyhow!("writing --trace {}: {e}", t.shown()))?;
+            }
+            if let Some(w) = writer.as_mut() {
+                w.flush().with_context(out_shown)?;
+            }
+            Ok(())
+        })(),
+    };
     // What an interrupted run says (after the rounds it finished), and its
     // exit status (128 + the signal's number).
     let interruption = (!not_played.is_empty()).then(|| {
@@ -673,15 +736,20 @@ pub fn run(
         o.push_str(&format!("trace      {}\n", t.display()));
     }
     let (mut sink, name) = super::play::summary_sink([out, trace]);
-    sink.write_all(o.as_bytes())
+    let shown = sink
+        .write_all(o.as_bytes())
         .and_then(|()| sink.flush())
-        .with_context(|| format!("writing to {name}"))?;
+        .with_context(|| format!("writing to {name}"));
+    // An interrupted run says so and exits 130/143 (as a seed run does)
+    // whatever became of the summary (a closed or full stdout).
     if let Some((said, status)) = interruption {
-        return Err(anyhow::Error::new(super::ExitWith {
-            status,
-            message: said,
-        }));
+        if let Some(e) = shown.as_ref().err().filter(|e| !super::is_broken_pipe(e)) {
+            eprintln!("error: {e:#}");
+        }
+        eprintln!("{said}");
+        std::process::exit(i32::from(status));
     }
+    shown?;
     if let PolicySpec::D7p(cmd) = &setup.policy {
         super::d7p::check_gave_up(cmd)?;
     }
