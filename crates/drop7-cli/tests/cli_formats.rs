@@ -2179,6 +2179,44 @@ fn an_interrupted_round_run_writes_the_rounds_it_finished() {
     );
 }
 
+/// A round's tape and trace lines are written before its record, so a failed
+/// trace write leaves no record without them; the error says how many rounds
+/// were written and that the run cannot be resumed; no temporary tape is left.
+#[test]
+#[cfg(target_os = "linux")]
+fn a_round_run_writes_the_record_last() {
+    let dir = scratch("round-record-last");
+    let (out, tapes) = (dir.join("o.jsonl"), dir.join("tapes"));
+    let r = rounds();
+    fails(
+        &[
+            "play",
+            "--round",
+            &r[0],
+            &r[1],
+            "--policy",
+            "greedy",
+            "--threads",
+            "1",
+            "--out",
+            out.to_str().unwrap(),
+            "--tapes",
+            tapes.to_str().unwrap(),
+            "--trace",
+            "/dev/full",
+        ],
+        &[
+            "error: the round run stopped with 0 of 2 rounds written (it cannot be resumed: run it again): writing --trace /dev/full: No space left on device",
+        ],
+    );
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), "");
+    let names: Vec<_> = std::fs::read_dir(&tapes)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    assert_eq!(names, ["gauntlet-01.tape.json"]);
+}
+
 /// Ctrl-C while the engine's handshake is checked (before any game): exit
 /// 130 naming the signal, not a handshake failure; an existing --out kept.
 #[test]

@@ -513,7 +513,10 @@ fn round_runs_survive_a_file_size_limit() {
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(1), "{err}");
     assert!(
-        err.starts_with(&format!("error: writing --trace {}", t.display()))
+        err.starts_with(&format!(
+            "error: the round run stopped with 0 of 8 rounds written (it cannot be resumed: run it again): writing --trace {}",
+            t.display()
+        ))
             && err.contains("File too large")
             && err.trim_end().lines().count() == 1,
         "{err}"

@@ -55,7 +55,10 @@ fn write_tape(dir: &Path, name: &str, tape: &Tape) -> Result<(), String> {
     // could not tell from another run's file.
     let partial = dir.join(format!(".{}.partial", tape_file(name)));
     let failed = |e: io::Error| format!("writing tape {}: {e}", path.display());
-    fs::write(&partial, text + "\n").map_err(failed)?;
+    fs::write(&partial, text + "\n").map_err(|e| {
+        let _ = fs::remove_file(&partial);
+        failed(e)
+    })?;
     fs::rename(&partial, &path).map_err(|e| {
         let _ = fs::remove_file(&partial);
         failed(e)
@@ -513,7 +516,7 @@ pub fn run(
     force: bool,
 ) -> Result<()> {
     let setup = game.resolve(1)?;
-    // Ctrl-C/SIGTERM: no new round starts, rounds in flight are abandoned,
+    // Ctrl-C/SIGTERM/SIGHUP: no new round starts, rounds in flight are abandoned,
     // the finished ones are written (a second signal exits at once).
     let signals = super::play::Signals::install()?;
     let mut rounds = Vec::new();
@@ -596,27 +599,29 @@ pub fn run(
     let mut o = String::new();
     let out_shown = || format!("writing --out {}", out.unwrap_or(Path::new("")).display());
     let mut total = 0u128;
-    // The rounds a signal stopped (abandoned in flight or never started).
-    let mut not_played: Vec<&ScriptedRound> = Vec::new();
+    // The rounds (indices) whose tape, trace lines and record were written.
+    let mut written_rounds: Vec<usize> = Vec::new();
     let mut failed_write: Option<anyhow::Error> = None;
     // Each round's record, trace lines and tape are written (and flushed) as
     // soon as the rounds before it are: a second Ctrl-C, which exits at
     // once, or a kill loses only the rounds not yet written.
+    // The tape and the trace lines go first and the record last, as in a
+    // seed run: a record in --out always has its trace lines and tape.
     let mut write_round = |r: &ScriptedRound, res: RoundResult| -> Result<()> {
-        let mut rec: GameRecord = res.record;
-        stamp_record(&mut rec, &template);
-        if let Some(w) = writer.as_mut() {
-            serde_json::to_writer(&mut *w, &rec).with_context(out_shown)?;
-            w.write_all(b"\n").with_context(out_shown)?;
-            w.flush().with_context(out_shown)?;
+        if let Some(dir) = tapes {
+            write_tape(dir, &r.id, &res.tape).map_err(|e| anyhow!(e))?;
         }
         if let Some(t) = tracer.as_mut() {
             t.write_round(r, &res.tape.columns)
                 .and_then(|()| t.flush())
                 .map_err(|e| anyhow!("writing --trace {}: {e}", t.shown()))?;
         }
-        if let Some(dir) = tapes {
-            write_tape(dir, &r.id, &res.tape).map_err(|e| anyhow!(e))?;
+        let mut rec: GameRecord = res.record;
+        stamp_record(&mut rec, &template);
+        if let Some(w) = writer.as_mut() {
+            serde_json::to_writer(&mut *w, &rec).with_context(out_shown)?;
+            w.write_all(b"\n").with_context(out_shown)?;
+            w.flush().with_context(out_shown)?;
         }
         total += u128::from(rec.score);
         let mut extra = String::new();
@@ -639,18 +644,19 @@ pub fn run(
         ));
         Ok(())
     };
-    let mut deliver = |i: usize, res: Option<RoundResult>| {
-        let r = &rounds[i];
-        match res {
-            None => not_played.push(r),
-            Some(res) => {
-                if let Err(e) = write_round(r, res) {
-                    failed_write = Some(e);
-                    return false;
-                }
+    // Rounds are delivered in order; a signal's abandoned ones are `None`.
+    let mut deliver = |i: usize, res: Option<RoundResult>| match res {
+        None => true,
+        Some(res) => match write_round(&rounds[i], res) {
+            Ok(()) => {
+                written_rounds.push(i);
+                true
             }
-        }
-        true
+            Err(e) => {
+                failed_write = Some(e);
+                false
+            }
+        },
     };
     // The files are emptied only once the policy is ready (a D7P engine
     // passed its handshake, the tables are allocated).
@@ -671,7 +677,12 @@ pub fn run(
     // Also after a failed write: what the run wrote to a file renamed over
     // meanwhile is rescued, and the error says where it is.
     let finished = match failed_write {
-        Some(e) => Err(e),
+        // A round run has no --resume: the way on is to run it again.
+        Some(e) => Err(e.context(format!(
+            "the round run stopped with {} of {} written (it cannot be resumed: run it again)",
+            written_rounds.len(),
+            super::count(rounds.len(), "round")
+        ))),
         None => (|| -> Result<()> {
             if let Some(t) = tracer.as_mut() {
                 t.finish()
@@ -683,9 +694,19 @@ pub fn run(
             Ok(())
         })(),
     };
+    // The rounds not written: a signal's (abandoned in flight or never
+    // started), or those after a failed write. (Delivered in order, so all
+    // the written ones come first.)
+    let not_played: Vec<&ScriptedRound> = rounds
+        .iter()
+        .enumerate()
+        .filter(|&(i, _)| !written_rounds.contains(&i))
+        .map(|(_, r)| r)
+        .collect();
     // What an interrupted run says (after the rounds it finished), and its
     // exit status (128 + the signal's number).
-    let interruption = (!not_played.is_empty()).then(|| {
+    let interrupted = signals.stop.load(Ordering::SeqCst) && !not_played.is_empty();
+    let interruption = interrupted.then(|| {
         let (name, status) = signals.name_and_status();
         let done = rounds.len() - not_played.len();
         let mut ids: Vec<String> = not_played
