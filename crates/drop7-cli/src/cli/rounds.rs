@@ -599,14 +599,13 @@ pub fn run(
     let mut o = String::new();
     let out_shown = || format!("writing --out {}", out.unwrap_or(Path::new("")).display());
     let mut total = 0u128;
-    // The rounds (indices) whose tape, trace lines and record were written.
-    let mut written_rounds: Vec<usize> = Vec::new();
+    // Whether each round's tape, trace lines and record were written.
+    let mut written = vec![false; rounds.len()];
     let mut failed_write: Option<anyhow::Error> = None;
-    // Each round's record, trace lines and tape are written (and flushed) as
+    // Each round's tape, trace lines and record are written (and flushed) as
     // soon as the rounds before it are: a second Ctrl-C, which exits at
-    // once, or a kill loses only the rounds not yet written.
-    // The tape and the trace lines go first and the record last, as in a
-    // seed run: a record in --out always has its trace lines and tape.
+    // once, or a kill loses only the rounds not yet written. The record goes
+    // last, as in a seed run: a record in --out always has the others.
     let mut write_round = |r: &ScriptedRound, res: RoundResult| -> Result<()> {
         if let Some(dir) = tapes {
             write_tape(dir, &r.id, &res.tape).map_err(|e| anyhow!(e))?;
@@ -649,7 +648,7 @@ pub fn run(
         None => true,
         Some(res) => match write_round(&rounds[i], res) {
             Ok(()) => {
-                written_rounds.push(i);
+                written[i] = true;
                 true
             }
             Err(e) => {
@@ -680,7 +679,7 @@ pub fn run(
         // A round run has no --resume: the way on is to run it again.
         Some(e) => Err(e.context(format!(
             "the round run stopped with {} of {} written (it cannot be resumed: run it again)",
-            written_rounds.len(),
+            written.iter().filter(|&&w| w).count(),
             super::count(rounds.len(), "round")
         ))),
         None => (|| -> Result<()> {
@@ -695,13 +694,12 @@ pub fn run(
         })(),
     };
     // The rounds not written: a signal's (abandoned in flight or never
-    // started), or those after a failed write. (Delivered in order, so all
-    // the written ones come first.)
+    // started), or those after a failed write.
     let not_played: Vec<&ScriptedRound> = rounds
         .iter()
-        .enumerate()
-        .filter(|&(i, _)| !written_rounds.contains(&i))
-        .map(|(_, r)| r)
+        .zip(&written)
+        .filter(|&(_, &w)| !w)
+        .map(|(r, _)| r)
         .collect();
     // What an interrupted run says (after the rounds it finished), and its
     // exit status (128 + the signal's number).
