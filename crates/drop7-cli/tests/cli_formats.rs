@@ -2037,37 +2037,43 @@ fn an_interrupted_round_run_writes_the_rounds_it_finished() {
     let quick_file = dir.join("quick.json");
     std::fs::write(&quick_file, quick.to_string()).unwrap();
     let q = quick_file.to_str().unwrap();
-    let (out, tapes, trace) = (dir.join("o.jsonl"), dir.join("tapes"), dir.join("t.jsonl"));
-    let files = |o: &std::path::Path, d: &std::path::Path, t: &std::path::Path| {
-        [o, d, t].map(|p| p.to_str().unwrap().to_string())
-    };
-    let [o, d, t] = files(&out, &tapes, &trace);
     let r = rounds();
-    let child = Command::new(EXE)
-        .args([
-            "play",
-            "--policy",
-            "fair:d4s7",
-            "--threads",
-            "1",
-            "--round",
-            q,
-            &r[1],
-        ])
-        .args(["--out", &o, "--tapes", &d, "--trace", &t])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let guard = Kill(child.id());
-    std::thread::sleep(Duration::from_secs(6));
-    let sent = Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(sent.success());
-    let got = child.wait_with_output().unwrap();
-    drop(guard);
+    // Plays `round_files` with fair:d4s7 on one thread into folder `sub`
+    // (records, tapes, trace); after 6 s sends `sigints` SIGINTs (none: the
+    // run goes to its end).
+    let run = |sub: &str, round_files: &[&str], sigints: usize| {
+        let folder = dir.join(sub);
+        std::fs::create_dir_all(&folder).unwrap();
+        let paths = ["o.jsonl", "tapes", "t.jsonl"].map(|f| folder.join(f));
+        let child = Command::new(EXE)
+            .args(["play", "--policy", "fair:d4s7", "--threads", "1", "--round"])
+            .args(round_files)
+            .arg("--out")
+            .arg(&paths[0])
+            .arg("--tapes")
+            .arg(&paths[1])
+            .arg("--trace")
+            .arg(&paths[2])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let guard = Kill(child.id());
+        if sigints > 0 {
+            std::thread::sleep(Duration::from_secs(6));
+        }
+        for _ in 0..sigints {
+            let sent = Command::new("kill")
+                .args(["-INT", &child.id().to_string()])
+                .status()
+                .unwrap();
+            assert!(sent.success());
+        }
+        let got = child.wait_with_output().unwrap();
+        drop(guard);
+        (got, paths)
+    };
+    let (got, [out, tapes, trace]) = run("once", &[q, &r[1]], 1);
     let err = String::from_utf8_lossy(&got.stderr);
     let said = String::from_utf8_lossy(&got.stdout);
     assert_eq!(got.status.code(), Some(130), "{err}");
@@ -2078,29 +2084,12 @@ fn an_interrupted_round_run_writes_the_rounds_it_finished() {
     assert!(said.starts_with("round      quick score "), "{said}");
     assert!(said.contains("\nrounds     1 (policy fair:d4s7"), "{said}");
     // The same files as a run of the quick round alone.
-    let whole = dir.join("whole");
-    std::fs::create_dir_all(&whole).unwrap();
-    let (wout, wtapes, wtrace) = (
-        whole.join("o.jsonl"),
-        whole.join("tapes"),
-        whole.join("t.jsonl"),
+    let (got, [wout, wtapes, wtrace]) = run("whole", &[q], 0);
+    assert!(
+        got.status.success(),
+        "{}",
+        String::from_utf8_lossy(&got.stderr)
     );
-    let [wo, wd, wt] = files(&wout, &wtapes, &wtrace);
-    ok(&[
-        "play",
-        "--policy",
-        "fair:d4s7",
-        "--threads",
-        "1",
-        "--round",
-        q,
-        "--out",
-        &wo,
-        "--tapes",
-        &wd,
-        "--trace",
-        &wt,
-    ]);
     let untimed = |p: &std::path::Path| {
         jsonl(p)
             .into_iter()
@@ -2132,41 +2121,7 @@ fn an_interrupted_round_run_writes_the_rounds_it_finished() {
     );
     // A second Ctrl-C exits at once, but each finished round was written as
     // it finished: the quick round's record, trace lines and tape are there.
-    let again = dir.join("again");
-    std::fs::create_dir_all(&again).unwrap();
-    let (aout, atapes, atrace) = (
-        again.join("o.jsonl"),
-        again.join("tapes"),
-        again.join("t.jsonl"),
-    );
-    let [ao, ad, at] = files(&aout, &atapes, &atrace);
-    let child = Command::new(EXE)
-        .args([
-            "play",
-            "--policy",
-            "fair:d4s7",
-            "--threads",
-            "1",
-            "--round",
-            q,
-            &r[1],
-        ])
-        .args(["--out", &ao, "--tapes", &ad, "--trace", &at])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let guard = Kill(child.id());
-    std::thread::sleep(Duration::from_secs(6));
-    for _ in 0..2 {
-        let sent = Command::new("kill")
-            .args(["-INT", &child.id().to_string()])
-            .status()
-            .unwrap();
-        assert!(sent.success());
-    }
-    let got = child.wait_with_output().unwrap();
-    drop(guard);
+    let (got, [aout, atapes, atrace]) = run("again", &[q, &r[1]], 2);
     assert_eq!(got.status.code(), Some(130));
     assert_eq!(untimed(&aout), untimed(&wout));
     assert_eq!(
