@@ -12,7 +12,6 @@ cell codes 0 empty, 1-7 numbered discs, 8 solid gray, 9 cracked gray.
 from __future__ import annotations
 
 import json
-import warnings
 from typing import Any, Iterable, List, Optional
 
 from drop7._drop7 import DEFAULT_MAX_MOVES, DROPS_PER_LEVEL, Game, __version__, decide, leaf
@@ -65,7 +64,9 @@ def play(
     ``"sa:65536:4"``, from depth 5 ``"sa:1048576:4"``; ``table`` or
     ``max_work`` given with a policy that does not search is ignored with a
     ``UserWarning`` (``table applies to fair policies only: ignored for
-    center``), as the CLI notes it. The GIL is released
+    center``), as the CLI notes it, and a fair policy's ``max_work`` too
+    small for the opening decision's depth-1 iteration gets one too (its
+    decisions play the fallback column). The GIL is released
     while the games run; Ctrl-C stops the run and raises ``KeyboardInterrupt``.
 
     Raises ``ValueError`` for an unknown policy, driver or table, or a seed
@@ -78,16 +79,6 @@ def play(
     memory (the machine's or its cgroup limit), before the first game (``drop7 play --out`` streams a cohort of any size to a
     file). Reading ``seeds`` stays interruptible (Ctrl-C).
     """
-    # Before the run, as `drop7 play`'s note on --table / --max-work: only the
-    # fair policies search (an unknown policy raises below, without a warning).
-    if policy in ("center", "random", "greedy"):
-        for name, value in (("table", table), ("max_work", max_work)):
-            if value is not None:
-                warnings.warn(
-                    f"{name} applies to fair policies only: ignored for {policy}",
-                    UserWarning,
-                    stacklevel=2,
-                )
     records: List[dict] = json.loads(
         _drop7.play_json(policy, seeds, threads, max_moves, driver, table, max_work)
     )
@@ -107,5 +98,5 @@ register_envs()
 
 def __dir__() -> List[str]:
     """The public names (``__all__``) and the submodules, without the helper
-    imports (``json``, ``warnings``, ``typing`` names)."""
+    imports (``json``, ``typing`` names)."""
     return sorted(__all__ + ["envs"])

@@ -185,7 +185,10 @@ def decide(
     ``depth`` runs (the shallower ones cannot change the answer) and
     ``stats`` count it alone, as `drop7 decide`'s do (with ``threads`` 2 or
     more they also count the unreported iteration ``depth`` - 1, which
-    orders the split's tasks).
+    orders the split's tasks). A ``max_work`` that lets no iteration
+    complete gives a UserWarning ("max_work 0 let no iteration complete:
+    …"; ``action`` is then the fallback column, ``values`` all None), as
+    `drop7 decide` warns of it.
     Releases the GIL; Ctrl-C stops the search (KeyboardInterrupt). Raises
     ValueError for options out of range (``max_work`` 0-2**64-1) or a
     malformed position, TypeError for a wrong type, MemoryError when the
@@ -250,7 +253,10 @@ def play(
     ``table`` defaults as `drop7 play --table` (sa:65536:4, or sa:1048576:4
     from depth 5); ``table`` or ``max_work`` with a policy that does not
     search is ignored with a UserWarning ("table applies to fair policies
-    only: ignored for center"), as `drop7 play` notes it. Releases the GIL;
+    only: ignored for center"), as `drop7 play` notes it; a fair policy's
+    ``max_work`` too small for the opening decision's depth-1 iteration
+    gets a UserWarning (its decisions play the fallback column), as `drop7
+    play` warns of it. Releases the GIL;
     Ctrl-C stops the run (KeyboardInterrupt). Raises ValueError (unknown policy,
     driver or table, seed out of range), TypeError (seeds not integers)."""
 @overload

@@ -29,7 +29,7 @@ use drop7::runspec::{FairSettings, PolicyName, record_template, seed_range, stam
 use drop7::search::{Decision, FairSearch};
 use numpy::ndarray::{Array1, Array2, Array3};
 use numpy::{IntoPyArray, PyArray1, PyArray2, PyArray3, PyReadonlyArray1, PyUntypedArrayMethods};
-use pyo3::exceptions::{PyMemoryError, PyRuntimeError, PyTypeError, PyValueError};
+use pyo3::exceptions::{PyMemoryError, PyRuntimeError, PyTypeError, PyUserWarning, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyString, PyTuple};
 
@@ -1079,6 +1079,8 @@ fn decision_dict<'py>(py: Python<'py>, d: &Decision) -> PyResult<Bound<'py, PyDi
 /// alone, as `drop7 decide`'s do; with `threads` 2 or more also the
 /// unreported iteration `depth` - 1, which orders the split's tasks).
 ///
+/// A `max_work` that lets no iteration complete gives a UserWarning (the
+/// action is then the fallback column), as `drop7 decide` warns of it.
 /// Releases the GIL; Ctrl-C stops the search (KeyboardInterrupt). Raises
 /// ValueError for an option out of range or a malformed position,
 /// TypeError for a wrong type, MemoryError naming the table and its size
@@ -1132,7 +1134,33 @@ fn decide<'py>(
             .map_err(|_| PyRuntimeError::new_err("decide: the search thread panicked"))?
             .map_err(|e| PyMemoryError::new_err(format!("table: {e}")))
     })?;
+    // As `drop7 decide` warns (a position with no legal column has no
+    // iteration to complete).
+    if d.completed_depth == 0 && !pos.game_over && pos.board.legal_mask() != 0 {
+        let w = config.max_work;
+        user_warning(
+            py,
+            &format!(
+                "max_work {w} let no iteration complete: the action is the fallback (first \
+                 legal column of 3,2,4,1,5,0,6), values are None"
+            ),
+            1,
+        )?;
+    }
     decision_dict(py, &d)
+}
+
+/// Issues a `UserWarning` at the user's line: `stacklevel` 1 for a function
+/// of this module that Python code calls directly, 2 for one called through
+/// a wrapper of the `drop7` package.
+fn user_warning(py: Python<'_>, text: &str, stacklevel: i32) -> PyResult<()> {
+    let text = std::ffi::CString::new(text.replace('\0', "?")).unwrap_or_default();
+    PyErr::warn(
+        py,
+        py.get_type::<PyUserWarning>().as_any(),
+        &text,
+        stacklevel,
+    )
 }
 
 /// The fair leaf's value of one position (spec: search.md §4), as `drop7
@@ -1183,6 +1211,7 @@ fn play_json(
         }
     })?;
     let kind = parse_driver(driver)?;
+    let table_given = table.is_some();
     let table = match table {
         Some(t) => parse_table(t)?,
         None => name.default_table(),
@@ -1256,6 +1285,35 @@ fn play_json(
     }
     if list.is_empty() {
         return Ok("[]".to_string());
+    }
+    // Once the arguments are known to be valid, as `drop7 play` notes and
+    // warns of them.
+    match name.fair() {
+        None => {
+            for (arg, given) in [("table", table_given), ("max_work", max_work.is_some())] {
+                if given {
+                    user_warning(
+                        py,
+                        &format!("{arg} applies to fair policies only: ignored for {name}"),
+                        2,
+                    )?;
+                }
+            }
+        }
+        Some(f) => {
+            if let Some(w) = max_work
+                && !f.budget_completes_opening(w)
+            {
+                user_warning(
+                    py,
+                    &format!(
+                        "max_work {w} lets no search iteration complete on the opening position: \
+                         such decisions play the fallback (first legal column of 3,2,4,1,5,0,6)"
+                    ),
+                    2,
+                )?;
+            }
+        }
     }
     let threads = if threads == 0 {
         drop7::runner::available_threads()

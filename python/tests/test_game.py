@@ -253,3 +253,13 @@ def test_ambiguous_or_hidden_input_is_refused():
     for seeds in (b"123", bytearray(b"12")):
         with pytest.raises(TypeError, match="not a string or bytes"):
             drop7.play("center", seeds)
+
+
+def test_a_budget_that_completes_no_iteration_warns():
+    """As `drop7 decide` warns of it: the action is the fallback column
+    (center first), the values None; the warning points at the caller."""
+    g = drop7.Game(1)
+    with pytest.warns(UserWarning, match="max_work 0 let no iteration complete") as w:
+        d = drop7.decide(g, depth=2, strata=3, max_work=0)
+    assert w[0].filename == __file__
+    assert d["action"] == 3 and d["values"] == [None] * 7 and d["completed_depth"] == 0

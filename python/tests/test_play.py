@@ -119,6 +119,21 @@ def test_search_options_of_a_policy_that_does_not_search_warn():
         warnings.simplefilter("error")
         drop7.play("fair:d1s1", [1], table="sa:1024:4", max_work=100, max_moves=5)
         drop7.play("random", [1])
+    # A bad table is an error alone, not a note that it is ignored first.
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(ValueError, match="table"):
+            drop7.play("center", [1], table="bogus")
+
+
+def test_a_budget_too_small_for_the_opening_decision_warns():
+    """As `drop7 play` warns of it: such a fair run plays the fallback
+    column; the warning points at the caller's line."""
+    with pytest.warns(UserWarning, match="max_work 0 lets no search iteration complete") as w:
+        got = drop7.play("fair:d1s1", [1], max_work=0, max_moves=5)
+    assert w[0].filename == __file__
+    center = drop7.play("center", [1], max_moves=5)
+    assert [r["trajectorySha256"] for r in got] == [r["trajectorySha256"] for r in center]
 
 
 def test_ctrl_c_stops_a_long_run():

@@ -419,18 +419,27 @@ async function openFile(file) {
         message(`“${clip(file.name, 100)}” is ${(file.size / 1048576).toFixed(1)} MB: too large for a tape or trace.`);
         return;
     }
-    let text;
+    let bytes;
     try {
-        // A NUL byte near the start: a binary file (an archive, an image), not JSON text.
-        const head = new Uint8Array(await file.slice(0, 4096).arrayBuffer());
-        if (head.includes(0)) {
-            message(`Cannot replay “${clip(file.name, 100)}”: not a drop7 tape or trace: a binary file, not JSON text.`);
-            return;
-        }
-        text = await file.text();
+        bytes = new Uint8Array(await file.arrayBuffer());
     }
     catch (e) {
         message(`Could not read “${clip(file.name, 100)}”: ${errText(e)}`);
+        return;
+    }
+    // A NUL byte near the start: a binary file (an archive, an image), not JSON text.
+    if (bytes.subarray(0, 4096).includes(0)) {
+        message(`Cannot replay “${clip(file.name, 100)}”: not a drop7 tape or trace: a binary file, not JSON text.`);
+        return;
+    }
+    let text;
+    try {
+        // Strict, as `drop7 replay` reads a file (File.text() would put U+FFFD
+        // in place of a bad byte and replay the tape as if nothing were wrong).
+        text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+    }
+    catch {
+        message(`Cannot replay “${clip(file.name, 100)}”: invalid-format: the file is not UTF-8 text.`);
         return;
     }
     if (isRoundFile(text)) {
@@ -473,6 +482,10 @@ function wire() {
         message("");
     });
     $("share").addEventListener("click", () => {
+        if (replay) {
+            return message("A replay is not shared as a link (the file is not on the server): share the file itself, " +
+                "or leave the replay (Exit) to share the game in play.", true);
+        }
         const url = shareUrl();
         if (url === null) {
             const cols = Array.from(game.columns(), (c) => c + 1).join(" ");

@@ -418,6 +418,19 @@ test("dropped files: a tape replays move by move; corrupt and foreign files get 
   await page.setInputFiles("[data-testid=file]", { name: "other.json", mimeType: "application/json", buffer: Buffer.from('{"hello": "world"}') });
   await page.waitForFunction(() => /other.json/.test(document.querySelector("[data-testid=message]").textContent));
   assert.match(await message(page), /not a drop7 tape or trace/);
+  // As drop7 replay reads them: a byte that is not UTF-8 (here inside the
+  // format's value), and JSON nested too deeply to read.
+  {
+    const text = JSON.stringify(goldenTape().tape);
+    const at = text.indexOf("drop7-recorded-game");
+    const latin1 = Buffer.concat([Buffer.from(text.slice(0, at)), Buffer.from([0xff]), Buffer.from(text.slice(at))]);
+    await page.setInputFiles("[data-testid=file]", { name: "latin1.json", mimeType: "application/json", buffer: latin1 });
+    await page.waitForFunction(() => /latin1.json/.test(document.querySelector("[data-testid=message]").textContent));
+    assert.match(await message(page), /Cannot replay “latin1.json”: invalid-format: the file is not UTF-8 text/);
+    await dropFile(page, "deep.json", `{"format":${"[".repeat(5000)}${"]".repeat(5000)}}`);
+    await page.waitForFunction(() => /deep.json/.test(document.querySelector("[data-testid=message]").textContent));
+    assert.match(await message(page), /invalid-format: invalid JSON \(recursion limit exceeded/);
+  }
   await page.screenshot({ path: `${SHOTS}/bad-file.png` });
   // Advice on the live game, then a replay: the advice line goes with the bars.
   await page.selectOption("[data-testid=depth]", "1");
@@ -445,6 +458,11 @@ test("dropped files: a tape replays move by move; corrupt and foreign files get 
     assert.equal(s.score, lines[k - 1].score);
   }
   await page.screenshot({ path: `${SHOTS}/replay-tape.png` });
+  // Share during a replay: a link would name the live game behind it, not the tape.
+  const urlBefore = page.url();
+  await page.click("[data-testid=share]");
+  assert.match(await message(page), /A replay is not shared as a link/);
+  assert.equal(page.url(), urlBefore);
   // Arrow keys pressed while a move is animated are not lost: three quick presses, three moves.
   const at = Math.min(25, lines.length);
   if (at + 3 <= lines.length) {

@@ -818,6 +818,29 @@ fn d7p_go_with_arguments_is_noted() {
     assert_eq!(lines[2], "bestmove 3");
 }
 
+/// A budget that lets no iteration complete is said before the fallback
+/// answer, as `drop7 decide` warns of it; a `stop` is not warned of.
+#[test]
+fn d7p_a_budget_that_completes_no_iteration_is_said() {
+    let input = "position startpos next 3 rise 5\ngo\n";
+    let (code, out, _) = d7p_session(
+        &["--policy", "fair:d2s3", "--max-work", "0"],
+        input,
+        Stdio::piped(),
+    );
+    assert_eq!(code, Some(0));
+    assert_eq!(
+        out,
+        "info string warning: --max-work 0 let no iteration complete: bestmove is the fallback \
+         (first legal column of 3,2,4,1,5,0,6)\nbestmove 3\n"
+    );
+    let input = "position startpos next 3 rise 5\ngo\nstop\n";
+    let (code, out, _) = d7p_session(&["--policy", "fair:d8s32"], input, Stdio::piped());
+    assert_eq!(code, Some(0));
+    assert!(!out.contains("warning"), "{out}");
+    assert!(out.lines().last().unwrap().starts_with("bestmove "), "{out}");
+}
+
 /// A failed stdout write (`/dev/full`) ends `drop7 d7p` with an error, exit 1.
 #[test]
 fn d7p_stdout_write_error() {

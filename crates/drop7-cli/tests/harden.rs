@@ -668,6 +668,60 @@ fn d7p_long_line_is_not_held_in_memory() {
     assert_eq!(o.status.code(), Some(0));
 }
 
+/// A harness flooding `drop7 d7p` with commands during a search, under a
+/// 200 MB address-space limit: the engine holds a bounded number of them
+/// (it once queued every line read, 1.6 GB for 20 M `isready` lines), reads
+/// the rest once the search ends, and answers them all in order.
+#[test]
+fn d7p_commands_read_during_a_search_are_bounded() {
+    use std::io::{BufRead, BufReader, Write};
+    const FLOOD: usize = 4_000_000;
+    let args = [
+        "d7p",
+        "--policy",
+        "fair:d8s32",
+        "--table",
+        "sa:65536:4",
+        "--max-work",
+        "20000000",
+    ];
+    let mut child = limited_cmd(200_000, &args).spawn().unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let writer = std::thread::spawn(move || {
+        stdin.write_all(b"position startpos next 4 rise 5\ngo\n")?;
+        let chunk = b"isready\n".repeat(1000);
+        for _ in 0..FLOOD / 1000 {
+            stdin.write_all(&chunk)?;
+        }
+        Ok::<(), std::io::Error>(())
+    });
+    let stdout = child.stdout.take().unwrap();
+    let reader = std::thread::spawn(move || {
+        let mut answers = Vec::new();
+        let mut ready = 0usize;
+        for line in BufReader::new(stdout).lines() {
+            let line = line.unwrap();
+            if line == "readyok" {
+                ready += 1;
+            } else if !line.starts_with("info depth ") {
+                answers.push((ready, line));
+            }
+        }
+        (answers, ready)
+    });
+    writer.join().unwrap().unwrap();
+    let (answers, ready) = reader.join().unwrap();
+    let o = finish(child);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    assert!(err.is_empty(), "{err}");
+    // The search's answer first (its budget ends it), then every `readyok`.
+    assert_eq!(answers.len(), 1, "{answers:?}");
+    assert_eq!(answers[0].0, 0);
+    assert!(answers[0].1.starts_with("bestmove "), "{answers:?}");
+    assert_eq!(ready, FLOOD);
+}
+
 /// An external engine flooding `info` lines after its handshake, under a
 /// 500 MB address-space limit: its lines are read as they come, a bounded
 /// number at a time, each move fails at its timeout, and SIGTERM ends the

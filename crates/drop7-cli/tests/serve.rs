@@ -144,6 +144,15 @@ fn errors_and_head() {
     assert!(body.is_empty());
     assert!(request(srv.1, b"POST / HTTP/1.1\r\n\r\n").0.contains("405"));
     assert!(request(srv.1, b"\r\n\r\n").0.contains("400"));
+    // A shared link of a game of 20,000 moves: too long, and said so (the
+    // rest of the request is read, so the answer arrives before the close).
+    let long = format!("/?seed=1&moves={}", "3".repeat(20_000));
+    let (status, _, body) = get(srv.1, &long);
+    assert_eq!(status, "HTTP/1.1 414 URI Too Long");
+    assert!(
+        String::from_utf8_lossy(&body).starts_with("request line over 16 KiB: a shared link"),
+        "{body:?}"
+    );
     // A port in use: one error line, non-zero exit.
     let out = Command::new(env!("CARGO_BIN_EXE_drop7"))
         .args(["serve", "--port", &srv.1.to_string()])

@@ -220,6 +220,25 @@ impl FairSpec {
         }
         c
     }
+
+    /// Whether a budget of `max_work` lets this policy's depth-1 iteration
+    /// complete on the opening position (search.md §4). When it does not,
+    /// its decisions play the fallback column (the first legal one of
+    /// 3, 2, 4, 1, 5, 0, 6): the CLI and the Python package warn of it.
+    pub fn budget_completes_opening(self, max_work: u64) -> bool {
+        let config = SearchConfig {
+            depth: 1,
+            strata: self.strata,
+            max_work,
+        };
+        let mut search = FairSearch::new(
+            crate::leaf::FairLeaf,
+            crate::table::NoTable,
+            crate::gravity::Portable,
+            config,
+        );
+        search.decide(&Position::initial(1)).completed_depth > 0
+    }
 }
 
 /// Runs `$body` with `$t` bound to a fresh table built from `$spec`

@@ -65,7 +65,10 @@ pub fn replay_text(text: &str) -> Result<Replay, String> {
         }
         // A tape that is not valid JSON (a number out of range, a cut file)
         // is named as the tape it says it is; no trace line holds its format.
+        // JSON nested too deeply to read is named so (as `drop7 replay`
+        // names it), not as a trace line missing its fields.
         Err(_) if t.contains("drop7-recorded-game") => tape(t),
+        Err(e) if e.to_string().starts_with("recursion limit exceeded") => tape(t),
         Err(_) => trace(t),
     }
 }
@@ -331,6 +334,12 @@ mod tests {
         let e = replay_text(&huge).unwrap_err();
         assert!(
             e.starts_with("invalid-format: invalid JSON (number out of range"),
+            "{e}"
+        );
+        let deep = format!(r#"{{"format":{}{}}}"#, "[".repeat(5000), "]".repeat(5000));
+        let e = replay_text(&deep).unwrap_err();
+        assert!(
+            e.starts_with("invalid-format: invalid JSON (recursion limit exceeded"),
             "{e}"
         );
     }

@@ -7,7 +7,8 @@
 //!   iteration; with none pending it does nothing) and `quit` during a search
 //!   (a `go` read and not yet answered: that search stops and is not
 //!   answered); every command is handled in order by the main thread, after
-//!   the running search, so everything read before `quit` is answered. Bad
+//!   the running search, so everything read before `quit` is answered (at
+//!   most [`QUEUED_LINES`] wait: past that the reader stops reading). Bad
 //!   lines get `info string error line N: …` and change nothing; the session
 //!   ends with exit status 0 (1 when stdout cannot be written, or when stdin
 //!   cannot be read: `error: reading stdin: …`, after answering the lines
@@ -45,7 +46,7 @@ use drop7::player::TableSpec;
 use drop7::policy::{GreedyPolicy, RandomPolicy, center_first};
 use drop7::position::Position;
 use drop7::runner::Policy;
-use drop7::search::FairSearch;
+use drop7::search::{Decision, FairSearch};
 use drop7::table::{NoTable, Table};
 
 use super::spec::{PolicySpec, resolve_engine};
@@ -89,10 +90,19 @@ pub struct D7pArgs {
     pub threads: usize,
 }
 
-/// One line as the reader thread passes it on.
+/// Lines the reader may hold for the main thread while a search runs (each
+/// parsed, so a few dozen bytes): past that it stops reading stdin until the
+/// search ends, so a harness that floods the engine is held up by the pipe
+/// instead of filling memory (a `stop` or `quit` behind the flood is read
+/// once the queue has room).
+const QUEUED_LINES: usize = 16_384;
+
+/// One line as the reader thread passes it on: parsed, so that what waits
+/// in the queue is small whatever the line's length.
 enum Line {
-    /// A UTF-8 line (trimmed), with its 1-based number.
-    Text(usize, String),
+    /// A command, with its 1-based line number and, for `go`, its first
+    /// word of arguments (shortened; D7P's `go` takes none).
+    Command(usize, D7pCommand, Option<String>),
     /// A line that could not be used, with its number and why.
     Bad(usize, String),
     /// Reading stdin failed (not its end: stdin is a directory, say): the
@@ -159,7 +169,7 @@ fn write_line(g: &mut OutState, text: &str) {
 /// Reads stdin lines into `tx` through the shared line reader (a BOM on
 /// line 1 and `\r\n` accepted; an over-long line is measured, not held);
 /// `stop` and `quit` during a search set the stop flag.
-fn reader(tx: mpsc::Sender<Line>, stop: Arc<AtomicBool>, out: Out) {
+fn reader(tx: SyncSender<Line>, stop: Arc<AtomicBool>, out: Out) {
     let mut input = LineReader::with_limit(io::stdin().lock(), MAX_LINE);
     // A `go` before any `position` is an error line, not a search: it is
     // not counted, so a `quit` after it neither stops nor hides anything.
@@ -184,7 +194,8 @@ fn reader(tx: mpsc::Sender<Line>, stop: Arc<AtomicBool>, out: Out) {
             Err(p @ LineProblem::Gzip) => Line::Bad(n, p.to_string()),
             Ok(t) => {
                 let t = t.trim();
-                match parse_d7p_command(t) {
+                let command = parse_d7p_command(t);
+                match command {
                     Ok(D7pCommand::Quit) => {
                         let mut g = out.lock();
                         if g.unanswered > 0 {
@@ -213,7 +224,15 @@ fn reader(tx: mpsc::Sender<Line>, stop: Arc<AtomicBool>, out: Out) {
                     Ok(D7pCommand::Position(_)) => has_position = true,
                     _ => {}
                 }
-                Line::Text(n, t.to_string())
+                match command {
+                    Ok(c) => {
+                        let extra = matches!(c, D7pCommand::Go)
+                            .then(|| t.split_whitespace().nth(1).map(drop7::formats::d7p_shorten))
+                            .flatten();
+                        Line::Command(n, c, extra)
+                    }
+                    Err(e) => Line::Bad(n, e),
+                }
             }
         };
         if tx.send(line).is_err() {
@@ -342,20 +361,31 @@ fn serve_search<T: Table + Send, G: Gravity>(
     name: &str,
     stop: Arc<AtomicBool>,
 ) -> Result<()> {
+    // A budget that let no iteration complete (without a `stop`) is said, as
+    // `drop7 decide` warns of it: the answer is the fallback column.
+    let max_work = search.config().max_work;
+    let flag = stop.clone();
+    let answer = move |d: Decision, info: &mut dyn FnMut(String)| {
+        if d.completed_depth == 0 && !flag.load(Ordering::SeqCst) {
+            info(format!(
+                "info string warning: --max-work {max_work} let no iteration complete: bestmove is \
+                 the fallback (first legal column of 3,2,4,1,5,0,6)"
+            ));
+        }
+        d.action
+    };
     let decide: Decider = if threads > 1 {
         let mut split = ParallelSearch::new(search, threads);
         split.set_stop(Some(stop.clone()));
         Box::new(move |pos, info| {
-            split
-                .decide_reporting(pos, |d, v, w| info(info_line(d, v, w)))
-                .action
+            let d = split.decide_reporting(pos, |d, v, w| info(info_line(d, v, w)));
+            answer(d, info)
         })
     } else {
         search.set_stop(Some(stop.clone()));
         Box::new(move |pos, info| {
-            search
-                .decide_reporting(pos, |d, v, w| info(info_line(d, v, w)))
-                .action
+            let d = search.decide_reporting(pos, |d, v, w| info(info_line(d, v, w)));
+            answer(d, info)
         })
     };
     serve(decide, name, "fair-expectimax", true, stop)
@@ -383,7 +413,7 @@ fn serve(
         stop_through: 0,
         quitting: false,
     })));
-    let (tx, rx) = mpsc::channel();
+    let (tx, rx) = mpsc::sync_channel(QUEUED_LINES);
     {
         let (stop, out) = (stop.clone(), out.clone());
         std::thread::spawn(move || reader(tx, stop, out));
@@ -392,21 +422,20 @@ fn serve(
     // The `go` commands handled so far (numbered as the reader counts them).
     let mut searches = 0u64;
     for line in rx {
-        let (n, text) = match line {
+        let (n, command, extra) = match line {
             Line::Bad(n, why) => {
                 out.line(&format!("info string error line {n}: {why}"));
                 continue;
             }
-            Line::Text(n, t) => (n, t),
+            Line::Command(n, command, extra) => (n, command, extra),
             // After answering every line read before it.
             Line::ReadError(e) => return Err(anyhow::Error::new(e).context("reading stdin")),
         };
         let err = |msg: String| out.line(&format!("info string error line {n}: {msg}"));
-        match parse_d7p_command(&text) {
-            Err(e) => err(e),
+        match command {
             // Every command read before it is answered; the session ends.
-            Ok(D7pCommand::Quit) => return Ok(()),
-            Ok(D7pCommand::Hello) => {
+            D7pCommand::Quit => return Ok(()),
+            D7pCommand::Hello => {
                 out.line(&format!(
                     "id name drop7 {} {name}",
                     env!("CARGO_PKG_VERSION")
@@ -415,11 +444,11 @@ fn serve(
                 out.line(&format!("id public-information {public}"));
                 out.line("d7pok");
             }
-            Ok(D7pCommand::IsReady) => out.line("readyok"),
+            D7pCommand::IsReady => out.line("readyok"),
             // Handled by the reader when read (see `OutState::stop_through`).
-            Ok(D7pCommand::Stop) => {}
-            Ok(D7pCommand::Position(p)) => position = Some(p),
-            Ok(D7pCommand::Go) => {
+            D7pCommand::Stop => {}
+            D7pCommand::Position(p) => position = Some(p),
+            D7pCommand::Go => {
                 // Before any position: an error line, not a search (the
                 // reader did not count it either).
                 let Some(pos) = position else {
@@ -430,10 +459,9 @@ fn serve(
                 // D7P's `go` takes no arguments (a UCI habit such as `go
                 // depth 3` would otherwise pass silently): say so, then
                 // search as configured.
-                if let Some(extra) = text.split_whitespace().nth(1) {
+                if let Some(extra) = extra {
                     out.line(&format!(
-                        "info string line {n}: go takes no arguments, ignoring {:?} and what follows (the search is set by --policy)",
-                        drop7::formats::d7p_shorten(extra)
+                        "info string line {n}: go takes no arguments, ignoring {extra:?} and what follows (the search is set by --policy)"
                     ));
                 }
                 // This search runs stopped when a `stop` (or `quit`) was read

@@ -221,6 +221,10 @@ fn respond(
     s.flush()
 }
 
+/// The bytes of a request read (line and headers); a request line that
+/// fills them gets `414 URI Too Long`.
+const REQUEST_CAP: u64 = 16 * 1024;
+
 /// Time a client has to send its whole request (line and headers).
 const REQUEST_DEADLINE: Duration = Duration::from_secs(10);
 
@@ -252,9 +256,32 @@ fn handle(mut s: TcpStream) -> io::Result<()> {
         s: s.try_clone()?,
         until: Instant::now() + REQUEST_DEADLINE,
     };
-    let mut reader = BufReader::new(conn).take(16 * 1024);
+    let mut reader = BufReader::new(conn).take(REQUEST_CAP);
     let mut line = String::new();
-    if reader.read_line(&mut line).is_err() || !line.ends_with('\n') {
+    let read = reader.read_line(&mut line);
+    if read.is_ok() && !line.ends_with('\n') && line.len() as u64 == REQUEST_CAP {
+        // A shared link of a very long game (a digit a move): said, and the
+        // rest of the request read briefly, so that closing on unread bytes
+        // does not reset the connection before the client reads the answer.
+        let answer = respond(
+            &mut s,
+            "414 URI Too Long",
+            "text/plain",
+            b"request line over 16 KiB: a shared link of a game this long (more than about \
+              16,000 moves) cannot be opened here; replay the game's tape or trace instead\n",
+            false,
+        );
+        let _ = s.shutdown(std::net::Shutdown::Write);
+        let _ = s.set_read_timeout(Some(Duration::from_millis(50)));
+        let mut rest = [0u8; 16 * 1024];
+        for _ in 0..64 {
+            if !matches!(s.read(&mut rest), Ok(n) if n > 0) {
+                break;
+            }
+        }
+        return answer;
+    }
+    if read.is_err() || !line.ends_with('\n') {
         return respond(
             &mut s,
             "400 Bad Request",

@@ -284,20 +284,7 @@ impl GameSetup {
 /// Warns on stderr when `--max-work` lets not even the depth-1 iteration of
 /// the opening decision complete: such decisions play the fallback column.
 fn warn_small_budget(fair: FairSpec, max_work: u64) {
-    use drop7::search::{FairSearch, SearchConfig};
-    let config = SearchConfig {
-        depth: 1,
-        strata: fair.strata,
-        max_work,
-    };
-    let mut search = FairSearch::new(
-        drop7::leaf::FairLeaf,
-        drop7::table::NoTable,
-        drop7::gravity::Portable,
-        config,
-    );
-    let opening = drop7::position::Position::initial(1);
-    if search.decide(&opening).completed_depth == 0 {
+    if !fair.budget_completes_opening(max_work) {
         eprintln!(
             "warning: --max-work {max_work} lets no search iteration complete on the opening \
              position: such decisions play the fallback (first legal column of 3,2,4,1,5,0,6)"
