@@ -51,7 +51,7 @@ def main(argv=None) -> int:
     if a.games < 1:
         p.error("--games must be at least 1")
     if not 0 <= a.seed_start < 2**32:
-        p.error(f"--seed-start must be 0..0xffffffff (a u32 seed), got {a.seed_start}")
+        p.error(f"--seed-start must be 0..0xffffffff (a 32-bit seed), got {a.seed_start}")
     if a.shards < 0:
         p.error("--shards must be 0 (4 per cluster CPU) or more")
     if os.path.isdir(a.out):

@@ -224,6 +224,14 @@ fn board_from(py: Python<'_>, obj: &Bound<'_, PyAny>) -> PyResult<Board> {
             type_name(obj)
         ))
     })?;
+    // A scalar (None, a number) is no board at all, whatever its dtype.
+    let ndim: usize = arr.getattr("ndim")?.extract()?;
+    if ndim == 0 {
+        return Err(PyTypeError::new_err(format!(
+            "board must be a (7, 7) integer array or a 49-character string, got {}",
+            type_name(obj)
+        )));
+    }
     let kind: String = arr.getattr("dtype")?.getattr("kind")?.extract()?;
     if kind != "i" && kind != "u" {
         let dtype = arr.getattr("dtype")?.str()?.to_string();

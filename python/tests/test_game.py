@@ -263,3 +263,9 @@ def test_a_budget_that_completes_no_iteration_warns():
         d = drop7.decide(g, depth=2, strata=3, max_work=0)
     assert w[0].filename == __file__
     assert d["action"] == 3 and d["values"] == [None] * 7 and d["completed_depth"] == 0
+
+
+@pytest.mark.parametrize("board", [None, 7, 3.5])
+def test_a_board_that_is_no_array_says_what_a_board_is(board):
+    with pytest.raises(TypeError, match=r"board must be a \(7, 7\) integer array or a 49-character string, got "):
+        drop7.Game.from_board(board, next_disc=3)

@@ -205,6 +205,24 @@ fn tapes_roundtrip_and_tampering() {
         "invalid-format",
         None,
     );
+    // A claimed score that is no u64 names the range it must be in.
+    for bad in [
+        serde_json::json!(1e30),
+        serde_json::json!(-5),
+        serde_json::json!(2.5),
+    ] {
+        let mut t = tape.clone();
+        t["score"] = bad.clone();
+        let p = dir.join("bad-score.json");
+        std::fs::write(&p, t.to_string()).unwrap();
+        let rep: Value =
+            serde_json::from_slice(&drop7(&["replay", p.to_str().unwrap()]).stdout).unwrap();
+        assert_eq!(
+            rep["error"],
+            format!("score must be an integer 0-18446744073709551615, got {bad}"),
+            "{rep}"
+        );
+    }
     check(
         &|t| t["columns"][0] = Value::from(9),
         "invalid-format",
@@ -838,7 +856,10 @@ fn d7p_a_budget_that_completes_no_iteration_is_said() {
     let (code, out, _) = d7p_session(&["--policy", "fair:d8s32"], input, Stdio::piped());
     assert_eq!(code, Some(0));
     assert!(!out.contains("warning"), "{out}");
-    assert!(out.lines().last().unwrap().starts_with("bestmove "), "{out}");
+    assert!(
+        out.lines().last().unwrap().starts_with("bestmove "),
+        "{out}"
+    );
 }
 
 /// A failed stdout write (`/dev/full`) ends `drop7 d7p` with an error, exit 1.
@@ -1129,6 +1150,15 @@ fn d7p_policy_column_out_of_range_is_illegal() {
         assert_eq!(rec["moves"], 3);
         assert_eq!(rec["illegalChoices"], 3, "{answer}: {rec}");
         assert_eq!(rec["engineFailures"], 0, "{answer}: {rec}");
+        // The run's summary says so too.
+        let summary = String::from_utf8_lossy(&o.stdout);
+        assert!(
+            summary.contains(
+                "\nfallbacks  1 of 1 game had 0 engine failures and 3 illegal choices: \
+                 drop7 played the first legal column there\n"
+            ),
+            "{summary}"
+        );
     }
     let o = play("1.5");
     let err = String::from_utf8_lossy(&o.stderr);

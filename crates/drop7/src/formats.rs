@@ -167,7 +167,7 @@ pub fn parse_seed(text: &str) -> Result<u32, String> {
         Some(hex) => u32::from_str_radix(hex, 16),
         None => t.parse::<u32>(),
     };
-    parsed.map_err(|_| format!("invalid seed {text:?}: expected a u32 in decimal or 0x hex"))
+    parsed.map_err(|_| format!("invalid seed {text:?}: expected a whole number 0-4294967295 in decimal or 0x0-0xffffffff in hex"))
 }
 
 #[cfg(test)]
@@ -213,6 +213,15 @@ mod tests {
             (
                 "position startpos next 4 rise",
                 "expected `next <1-7> rise <1-5>`",
+            ),
+            // The bad board first, then what is missing after it.
+            (
+                "position board 00 next 2",
+                "board must have 49 characters, got 2",
+            ),
+            (
+                &format!("position board {BOARD} next 2"),
+                "expected `next <1-7> rise <1-5>` after the board",
             ),
         ] {
             let e = parse_d7p_command(line).unwrap_err();
@@ -462,7 +471,18 @@ pub fn parse_json_strict(text: &str) -> Result<serde_json::Value, String> {
 /// always-1 line number read as a contradiction ("line 4: … at line 1
 /// column 95" becomes "line 4: … at column 95").
 pub fn json_error_text(e: &serde_json::Error) -> String {
-    let text = e.to_string();
+    // serde names the Rust type a field has ("expected u32"): said in words.
+    let mut text = e.to_string();
+    for (rust, words) in [
+        ("expected u64", "expected an integer 0-18446744073709551615"),
+        ("expected u32", "expected an integer 0-4294967295"),
+        ("expected u16", "expected an integer 0-65535"),
+        ("expected u8", "expected an integer 0-255"),
+        ("expected i64", "expected an integer"),
+        ("expected f64", "expected a number"),
+    ] {
+        text = text.replace(rust, words);
+    }
     if e.line() == 1 {
         let tail = format!(" at line 1 column {}", e.column());
         if let Some(head) = text.strip_suffix(&tail) {
@@ -808,7 +828,14 @@ fn d7p_position(tokens: &[&str]) -> Result<crate::position::Position, String> {
                 d7p_shorten(extra)
             ));
         }
-        _ => return Err(format!("expected `next <1-7> rise <1-5>` after {after}")),
+        _ => {
+            // A bad board is named first (`position board 00 next 2`), as
+            // in a full line.
+            if let Err(e) = board.parse::<crate::board::Board>() {
+                return Err(RootError::Board(e).to_string());
+            }
+            return Err(format!("expected `next <1-7> rise <1-5>` after {after}"));
+        }
     };
     // Plain decimal only: no sign and no leading zero (`04`, `+4` are not
     // the protocol's `<1-7>`).

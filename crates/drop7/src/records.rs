@@ -97,13 +97,26 @@ pub fn parse_record_line(line: &str) -> Result<GameRecord, RecordError> {
     if line.trim().is_empty() {
         return Err(RecordError::Blank);
     }
-    let rec: GameRecord = serde_json::from_str(line).map_err(|e| {
+    let json = |e: &serde_json::Error, field: Option<String>| {
+        let text = crate::formats::json_error_text(e);
         RecordError::Json(crate::formats::with_kind_hint(
-            crate::formats::json_error_text(&e),
+            match field {
+                Some(f) => format!("{f}: {text}"),
+                None => text,
+            },
             line,
             "a game record",
         ))
+    };
+    // Through serde_path_to_error, so that a field's bad value is named
+    // with the field (`score: invalid value: integer `-5`, …`).
+    let mut de = serde_json::Deserializer::from_str(line);
+    let rec: GameRecord = serde_path_to_error::deserialize(&mut de).map_err(|e| {
+        let path = e.path().to_string();
+        let field = (path != "." && !path.is_empty()).then_some(path);
+        json(e.inner(), field)
     })?;
+    de.end().map_err(|e| json(&e, None))?;
     record_seed(&rec)?;
     check_measured(&rec)?;
     if rec.score > MAX_SCORE {

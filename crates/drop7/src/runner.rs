@@ -676,6 +676,14 @@ pub struct CohortStats {
     pub score_sum: u128,
     /// Games per distinct score.
     pub score_counts: BTreeMap<u64, u64>,
+    /// A D7P engine's failures and illegal choices (the records'
+    /// `engineFailures`, `illegalChoices`): moves drop7 played in the first
+    /// legal column for it, …
+    pub engine_failures: u64,
+    /// … see `engine_failures`, …
+    pub illegal_choices: u64,
+    /// … and the games with any.
+    pub fallback_games: u64,
 }
 
 impl CohortStats {
@@ -686,6 +694,11 @@ impl CohortStats {
         self.censored += u64::from(rec.censored);
         self.score_sum += u128::from(rec.score);
         *self.score_counts.entry(rec.score).or_insert(0) += 1;
+        let failures = u64::from(rec.engine_failures.unwrap_or(0));
+        let illegal = u64::from(rec.illegal_choices.unwrap_or(0));
+        self.engine_failures += failures;
+        self.illegal_choices += illegal;
+        self.fallback_games += u64::from(failures + illegal > 0);
     }
 
     /// Adds the games of `other`.
@@ -694,6 +707,9 @@ impl CohortStats {
         self.moves += other.moves;
         self.censored += other.censored;
         self.score_sum += other.score_sum;
+        self.engine_failures += other.engine_failures;
+        self.illegal_choices += other.illegal_choices;
+        self.fallback_games += other.fallback_games;
         for (&s, &c) in &other.score_counts {
             *self.score_counts.entry(s).or_insert(0) += c;
         }

@@ -249,7 +249,9 @@ fn parse(text: &str) -> Result<Parsed, (FormatError, Option<u32>)> {
         if let Some(v) = obj.get(key) {
             let x = v.as_u64().ok_or_else(|| {
                 (
-                    FormatError(format!("{key} must be an integer 0 or more, got {v}")),
+                    FormatError(format!(
+                        "{key} must be an integer 0-18446744073709551615, got {v}"
+                    )),
                     None,
                 )
             })?;
@@ -283,7 +285,7 @@ fn parse(text: &str) -> Result<Parsed, (FormatError, Option<u32>)> {
                     x.as_u64().ok_or_else(|| {
                         (
                             FormatError(format!(
-                                "scores[{i}] must be an integer 0 or more, got {x}"
+                                "scores[{i}] must be an integer 0-18446744073709551615, got {x}"
                             )),
                             Some(i as u32 + 1),
                         )

@@ -1,19 +1,15 @@
 /* tslint:disable */
 /* eslint-disable */
 /**
- * `drop7 trace`'s lines (trace-format.md block 1, one JSON object a line,
- * `\n`-terminated) for the game of `seed` on the headless (or, if `stream`,
- * stream) driver playing `columns` in order; stops at the first illegal
- * column or at game over.
- */
-export function traceLines(seed: number, stream: boolean, columns: Uint8Array): string;
-/**
- * Parses a seed in decimal or `0x` hex (a u32).
+ * Runs one golden search record (a `search.jsonl` line) with its own
+ * config and the strict-LRU table at its capacity (0 = none), as the native
+ * parity gate does; returns the decision as [`decide`] formats it, plus
+ * `expectedScores`.
  *
  * # Errors
- * A message naming the text.
+ * A record without the root or config fields.
  */
-export function parseSeed(text: string): number;
+export function decideGolden(record: string): string;
 /**
  * The fair search's decision on a position, as `drop7 decide` prints it:
  * JSON `{action, completedDepth, values (16-hex-digit bit patterns or null),
@@ -29,6 +25,13 @@ export function parseSeed(text: string): number;
  */
 export function decide(board: string, next: number, rise: number, depth: number, strata: number): string;
 /**
+ * `drop7 trace`'s lines (trace-format.md block 1, one JSON object a line,
+ * `\n`-terminated) for the game of `seed` on the headless (or, if `stream`,
+ * stream) driver playing `columns` in order; stops at the first illegal
+ * column or at game over.
+ */
+export function traceLines(seed: number, stream: boolean, columns: Uint8Array): string;
+/**
  * Whether `text` is a scripted round file (a JSON object whose `format` is
  * `drop7-scripted-round-v1`), to be played rather than replayed.
  */
@@ -43,15 +46,12 @@ export function isRoundFile(text: string): boolean;
  */
 export function replayFile(text: string): string;
 /**
- * Runs one golden search record (a `search.jsonl` line) with its own
- * config and the strict-LRU table at its capacity (0 = none), as the native
- * parity gate does; returns the decision as [`decide`] formats it, plus
- * `expectedScores`.
+ * Parses a seed in decimal or `0x` hex (a u32).
  *
  * # Errors
- * A record without the root or config fields.
+ * A message naming the text.
  */
-export function decideGolden(record: string): string;
+export function parseSeed(text: string): number;
 /**
  * A live game of Drop7 Hardcore: a seeded game (headless or stream driver)
  * or a scripted round (latent board mode).
@@ -147,9 +147,9 @@ export interface InitOutput {
   readonly webgame_withMoves: (a: number, b: number, c: number) => [number, number, number];
   readonly __wbindgen_export_0: WebAssembly.Table;
   readonly __wbindgen_malloc: (a: number, b: number) => number;
-  readonly __wbindgen_free: (a: number, b: number, c: number) => void;
   readonly __wbindgen_realloc: (a: number, b: number, c: number, d: number) => number;
   readonly __externref_table_dealloc: (a: number) => void;
+  readonly __wbindgen_free: (a: number, b: number, c: number) => void;
   readonly __wbindgen_start: () => void;
 }
 

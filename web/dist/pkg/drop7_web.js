@@ -20,37 +20,6 @@ function getStringFromWasm0(ptr, len) {
 
 let WASM_VECTOR_LEN = 0;
 
-function passArray8ToWasm0(arg, malloc) {
-    const ptr = malloc(arg.length * 1, 1) >>> 0;
-    getUint8ArrayMemory0().set(arg, ptr / 1);
-    WASM_VECTOR_LEN = arg.length;
-    return ptr;
-}
-/**
- * `drop7 trace`'s lines (trace-format.md block 1, one JSON object a line,
- * `\n`-terminated) for the game of `seed` on the headless (or, if `stream`,
- * stream) driver playing `columns` in order; stops at the first illegal
- * column or at game over.
- * @param {number} seed
- * @param {boolean} stream
- * @param {Uint8Array} columns
- * @returns {string}
- */
-export function traceLines(seed, stream, columns) {
-    let deferred2_0;
-    let deferred2_1;
-    try {
-        const ptr0 = passArray8ToWasm0(columns, wasm.__wbindgen_malloc);
-        const len0 = WASM_VECTOR_LEN;
-        const ret = wasm.traceLines(seed, stream, ptr0, len0);
-        deferred2_0 = ret[0];
-        deferred2_1 = ret[1];
-        return getStringFromWasm0(ret[0], ret[1]);
-    } finally {
-        wasm.__wbindgen_free(deferred2_0, deferred2_1, 1);
-    }
-}
-
 const cachedTextEncoder = (typeof TextEncoder !== 'undefined' ? new TextEncoder('utf-8') : { encode: () => { throw Error('TextEncoder not available') } } );
 
 const encodeString = (typeof cachedTextEncoder.encodeInto === 'function'
@@ -111,21 +80,35 @@ function takeFromExternrefTable0(idx) {
     return value;
 }
 /**
- * Parses a seed in decimal or `0x` hex (a u32).
+ * Runs one golden search record (a `search.jsonl` line) with its own
+ * config and the strict-LRU table at its capacity (0 = none), as the native
+ * parity gate does; returns the decision as [`decide`] formats it, plus
+ * `expectedScores`.
  *
  * # Errors
- * A message naming the text.
- * @param {string} text
- * @returns {number}
+ * A record without the root or config fields.
+ * @param {string} record
+ * @returns {string}
  */
-export function parseSeed(text) {
-    const ptr0 = passStringToWasm0(text, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
-    const len0 = WASM_VECTOR_LEN;
-    const ret = wasm.parseSeed(ptr0, len0);
-    if (ret[2]) {
-        throw takeFromExternrefTable0(ret[1]);
+export function decideGolden(record) {
+    let deferred3_0;
+    let deferred3_1;
+    try {
+        const ptr0 = passStringToWasm0(record, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+        const len0 = WASM_VECTOR_LEN;
+        const ret = wasm.decideGolden(ptr0, len0);
+        var ptr2 = ret[0];
+        var len2 = ret[1];
+        if (ret[3]) {
+            ptr2 = 0; len2 = 0;
+            throw takeFromExternrefTable0(ret[2]);
+        }
+        deferred3_0 = ptr2;
+        deferred3_1 = len2;
+        return getStringFromWasm0(ptr2, len2);
+    } finally {
+        wasm.__wbindgen_free(deferred3_0, deferred3_1, 1);
     }
-    return ret[0] >>> 0;
 }
 
 /**
@@ -165,6 +148,37 @@ export function decide(board, next, rise, depth, strata) {
         return getStringFromWasm0(ptr2, len2);
     } finally {
         wasm.__wbindgen_free(deferred3_0, deferred3_1, 1);
+    }
+}
+
+function passArray8ToWasm0(arg, malloc) {
+    const ptr = malloc(arg.length * 1, 1) >>> 0;
+    getUint8ArrayMemory0().set(arg, ptr / 1);
+    WASM_VECTOR_LEN = arg.length;
+    return ptr;
+}
+/**
+ * `drop7 trace`'s lines (trace-format.md block 1, one JSON object a line,
+ * `\n`-terminated) for the game of `seed` on the headless (or, if `stream`,
+ * stream) driver playing `columns` in order; stops at the first illegal
+ * column or at game over.
+ * @param {number} seed
+ * @param {boolean} stream
+ * @param {Uint8Array} columns
+ * @returns {string}
+ */
+export function traceLines(seed, stream, columns) {
+    let deferred2_0;
+    let deferred2_1;
+    try {
+        const ptr0 = passArray8ToWasm0(columns, wasm.__wbindgen_malloc);
+        const len0 = WASM_VECTOR_LEN;
+        const ret = wasm.traceLines(seed, stream, ptr0, len0);
+        deferred2_0 = ret[0];
+        deferred2_1 = ret[1];
+        return getStringFromWasm0(ret[0], ret[1]);
+    } finally {
+        wasm.__wbindgen_free(deferred2_0, deferred2_1, 1);
     }
 }
 
@@ -213,35 +227,21 @@ export function replayFile(text) {
 }
 
 /**
- * Runs one golden search record (a `search.jsonl` line) with its own
- * config and the strict-LRU table at its capacity (0 = none), as the native
- * parity gate does; returns the decision as [`decide`] formats it, plus
- * `expectedScores`.
+ * Parses a seed in decimal or `0x` hex (a u32).
  *
  * # Errors
- * A record without the root or config fields.
- * @param {string} record
- * @returns {string}
+ * A message naming the text.
+ * @param {string} text
+ * @returns {number}
  */
-export function decideGolden(record) {
-    let deferred3_0;
-    let deferred3_1;
-    try {
-        const ptr0 = passStringToWasm0(record, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
-        const len0 = WASM_VECTOR_LEN;
-        const ret = wasm.decideGolden(ptr0, len0);
-        var ptr2 = ret[0];
-        var len2 = ret[1];
-        if (ret[3]) {
-            ptr2 = 0; len2 = 0;
-            throw takeFromExternrefTable0(ret[2]);
-        }
-        deferred3_0 = ptr2;
-        deferred3_1 = len2;
-        return getStringFromWasm0(ptr2, len2);
-    } finally {
-        wasm.__wbindgen_free(deferred3_0, deferred3_1, 1);
+export function parseSeed(text) {
+    const ptr0 = passStringToWasm0(text, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+    const len0 = WASM_VECTOR_LEN;
+    const ret = wasm.parseSeed(ptr0, len0);
+    if (ret[2]) {
+        throw takeFromExternrefTable0(ret[1]);
     }
+    return ret[0] >>> 0;
 }
 
 function getArrayU8FromWasm0(ptr, len) {

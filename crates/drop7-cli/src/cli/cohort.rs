@@ -524,6 +524,12 @@ pub struct Dist {
     /// The values' sum and its Neumaier compensation.
     sum: f64,
     sum_comp: f64,
+    /// The sum of the values' keys (value × `scale`, an integer below 2^53),
+    /// exact; it gives the mean while no value has more decimals than the
+    /// scale keeps (`keys_inexact` is then false): the correctly rounded
+    /// mean of the decimals as written (0.0478, not 0.047799999999999995).
+    key_sum: i128,
+    keys_inexact: bool,
     min: f64,
     max: f64,
     counts: BTreeMap<i64, Bucket>,
@@ -591,6 +597,12 @@ impl Dist {
             (x - t) + self.sum
         };
         self.sum = t;
+        let k = (x * self.scale).round();
+        if k.abs() < 9_007_199_254_740_992.0 && k / self.scale == x {
+            self.key_sum += k as i128;
+        } else {
+            self.keys_inexact = true;
+        }
         if self.n == 1 || x < self.min {
             self.min = x;
         }
@@ -623,15 +635,26 @@ impl Dist {
         }
     }
 
-    /// The mean (NaN for no values): the compensated sum over n, so a
-    /// cohort's mean score is the correctly rounded quotient (20.875, not
-    /// Welford's 20.874999999999996).
+    /// The mean (NaN for no values): the exact sum of the keys over n × scale
+    /// while every value is a key (integers, and fractional values with at
+    /// most the scale's decimals: 0.0478, not 0.047799999999999995), else the
+    /// compensated sum over n, so a cohort's mean score is the correctly
+    /// rounded quotient (20.875, not Welford's 20.874999999999996).
     ///
     /// Kept within the exact `[min, max]`: the compensation and the division
     /// round once each, so equal fractional values (three ms of 0.1) could
     /// otherwise give a mean one ulp outside them (0.10000000000000002).
     pub fn mean(&self) -> f64 {
-        let m = (self.sum + self.sum_comp) / self.n as f64;
+        let denominator = self.n as f64 * self.scale;
+        let m = if !self.keys_inexact
+            && self.key_sum.unsigned_abs() < 1 << 53
+            && denominator < 9_007_199_254_740_992.0
+        {
+            // Both exact: one rounding, of the exact mean of the keys.
+            self.key_sum as f64 / denominator
+        } else {
+            (self.sum + self.sum_comp) / self.n as f64
+        };
         if self.n == 0 {
             m
         } else {
@@ -2316,6 +2339,17 @@ mod tests {
         ms.add(1.929);
         ms.add(1.93);
         assert_eq!(ms.quantile(0.02), 1.92902);
+        // Values to the microsecond: the mean of the decimals as written
+        // (the compensated sum over n gave 0.047799999999999995 and
+        // 5.6606000000000005 for such cohorts).
+        let mut ms = Dist::millis();
+        for x in [0.047, 0.048, 0.049, 0.047, 0.048] {
+            ms.add(x);
+        }
+        assert_eq!(ms.mean(), 0.0478);
+        // A value with more decimals than the keys keep: the compensated sum.
+        ms.add(0.0475);
+        assert_eq!(ms.mean(), (0.239 + 0.0475) / 6.0);
         // A fractional value kept to 0.001 never puts a quantile below the
         // exact minimum (1.0833 is kept as 1.083).
         let mut low = Dist::millis();

@@ -1439,6 +1439,18 @@ fn print_summary(
             super::count(all.censored, "game")
         )?;
     }
+    if all.fallback_games > 0 {
+        // A D7P engine that failed or chose an illegal column: drop7 played
+        // those moves (their records count them; `drop7 summary` too).
+        writeln!(
+            o,
+            "fallbacks  {} of {} had {} and {}: drop7 played the first legal column there",
+            all.fallback_games,
+            super::count(all.games, "game"),
+            super::count(all.engine_failures, "engine failure"),
+            super::count(all.illegal_choices, "illegal choice"),
+        )?;
+    }
     if let Some(p) = out {
         if kept.stats.games > 0 || kept.dropped_bytes > 0 {
             writeln!(

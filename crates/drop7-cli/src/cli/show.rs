@@ -53,7 +53,7 @@ pub struct ShowArgs {
         allow_negative_numbers = true
     )]
     max_moves: u32,
-    /// Print every frame as plain text and exit (no terminal needed).
+    /// Print the board after every move (and the opening) as plain text and exit (no terminal needed).
     #[arg(long)]
     plain: bool,
     /// Milliseconds per move when playing (space toggles play).
