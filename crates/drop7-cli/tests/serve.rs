@@ -150,9 +150,22 @@ fn errors_and_head() {
     let (status, _, body) = get(srv.1, &long);
     assert_eq!(status, "HTTP/1.1 414 URI Too Long");
     assert!(
-        String::from_utf8_lossy(&body).starts_with("request line over 16 KiB: a shared link"),
+        String::from_utf8_lossy(&body).starts_with("request line of 16 KiB or more: a shared link"),
         "{body:?}"
     );
+    // Cut by the cap inside a UTF-8 character, and as HEAD (no body).
+    let cut = format!(
+        "GET /?{}é{} HTTP/1.1\r\n\r\n",
+        "a".repeat(16_377),
+        "b".repeat(100)
+    );
+    assert_eq!(
+        request(srv.1, cut.as_bytes()).0,
+        "HTTP/1.1 414 URI Too Long"
+    );
+    let (status, _, body) = request(srv.1, format!("HEAD {long} HTTP/1.1\r\n\r\n").as_bytes());
+    assert_eq!(status, "HTTP/1.1 414 URI Too Long");
+    assert!(body.is_empty());
     // A port in use: one error line, non-zero exit.
     let out = Command::new(env!("CARGO_BIN_EXE_drop7"))
         .args(["serve", "--port", &srv.1.to_string()])

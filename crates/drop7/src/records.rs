@@ -108,13 +108,26 @@ pub fn parse_record_line(line: &str) -> Result<GameRecord, RecordError> {
             "a game record",
         ))
     };
+    // A record is an object (serde would also take its fields as an array,
+    // and would name the Rust struct for anything else).
+    if !line.trim_start().starts_with('{') {
+        return Err(RecordError::Json(crate::formats::with_kind_hint(
+            "expected a JSON object {…} at column 1".into(),
+            line,
+            "a game record",
+        )));
+    }
     // Through serde_path_to_error, so that a field's bad value is named
     // with the field (`score: invalid value: integer `-5`, …`).
     let mut de = serde_json::Deserializer::from_str(line);
     let rec: GameRecord = serde_path_to_error::deserialize(&mut de).map_err(|e| {
+        // Only a bad value has a field to name: a syntax error's path is
+        // where the parser was (`?` after a value), and `[0]` is a record
+        // written as an array.
         let path = e.path().to_string();
-        let field = (path != "." && !path.is_empty()).then_some(path);
-        json(e.inner(), field)
+        let named = e.inner().classify() == serde_json::error::Category::Data
+            && path.starts_with(|c: char| c.is_ascii_alphabetic());
+        json(e.inner(), named.then_some(path))
     })?;
     de.end().map_err(|e| json(&e, None))?;
     record_seed(&rec)?;
@@ -475,6 +488,29 @@ mod tests {
         );
         assert!(parse_record_line(r#"{"seed":"0xZZ"}"#).is_err());
         assert!(parse_record_line("[1,2]").is_err());
+        // A bad value is named with its field, in words; a syntax error and
+        // a line that is no object have no field to name.
+        let err = |l: &str| parse_record_line(l).unwrap_err().to_string();
+        assert_eq!(
+            err(&line.replace("\"score\":7", "\"score\":-5")),
+            "not a game record: score: invalid value: integer `-5`, expected an integer \
+             0-18446744073709551615 at column 69"
+        );
+        assert!(
+            err(&line.replace("\"moves\":3", "\"moves\":3.5"))
+                .starts_with("not a game record: moves: invalid type: floating point `3.5`, expected an integer 0-4294967295")
+        );
+        assert_eq!(
+            err(&line.replace("\"score\":7", "\"score\":7x")),
+            "not a game record: expected `,` or `}` at column 69"
+        );
+        for not_object in ["null", "[\"0x00000001\",\"center\"]", "\"text\""] {
+            assert_eq!(
+                err(not_object),
+                "not a game record: expected a JSON object {…} at column 1",
+                "{not_object}"
+            );
+        }
         assert!(parse_record_line("").is_err());
         let bad_seed = line.replace("0x00000001", "0x1000000000");
         assert!(matches!(

@@ -221,6 +221,22 @@ fn respond(
     s.flush()
 }
 
+/// Answers a request refused before its end, then reads what is left of it
+/// for a moment: closing on unread bytes would reset the connection before
+/// the client reads the answer.
+fn refuse(s: &mut TcpStream, status: &str, body: &[u8], head: bool) -> io::Result<()> {
+    let answer = respond(s, status, "text/plain", body, head);
+    let _ = s.shutdown(std::net::Shutdown::Write);
+    let _ = s.set_read_timeout(Some(Duration::from_millis(50)));
+    let mut rest = [0u8; 16 * 1024];
+    for _ in 0..64 {
+        if !matches!(s.read(&mut rest), Ok(n) if n > 0) {
+            break;
+        }
+    }
+    answer
+}
+
 /// The bytes of a request read (line and headers); a request line that
 /// fills them gets `414 URI Too Long`.
 const REQUEST_CAP: u64 = 16 * 1024;
@@ -257,39 +273,25 @@ fn handle(mut s: TcpStream) -> io::Result<()> {
         until: Instant::now() + REQUEST_DEADLINE,
     };
     let mut reader = BufReader::new(conn).take(REQUEST_CAP);
-    let mut line = String::new();
-    let read = reader.read_line(&mut line);
-    if read.is_ok() && !line.ends_with('\n') && line.len() as u64 == REQUEST_CAP {
-        // A shared link of a very long game (a digit a move): said, and the
-        // rest of the request read briefly, so that closing on unread bytes
-        // does not reset the connection before the client reads the answer.
-        let answer = respond(
+    // Bytes first, so that a line cut by the cap inside a UTF-8 character
+    // is still the too-long line it is.
+    let mut raw = Vec::new();
+    let read = reader.read_until(b'\n', &mut raw);
+    let head = raw.starts_with(b"HEAD ");
+    if read.is_ok() && !raw.ends_with(b"\n") && raw.len() as u64 == REQUEST_CAP {
+        // A shared link of a very long game (a digit a move).
+        return refuse(
             &mut s,
             "414 URI Too Long",
-            "text/plain",
-            b"request line over 16 KiB: a shared link of a game this long (more than about \
-              16,000 moves) cannot be opened here; replay the game's tape or trace instead\n",
-            false,
-        );
-        let _ = s.shutdown(std::net::Shutdown::Write);
-        let _ = s.set_read_timeout(Some(Duration::from_millis(50)));
-        let mut rest = [0u8; 16 * 1024];
-        for _ in 0..64 {
-            if !matches!(s.read(&mut rest), Ok(n) if n > 0) {
-                break;
-            }
-        }
-        return answer;
-    }
-    if read.is_err() || !line.ends_with('\n') {
-        return respond(
-            &mut s,
-            "400 Bad Request",
-            "text/plain",
-            b"bad request\n",
-            false,
+            b"request line of 16 KiB or more: a shared link of a game this long (more than \
+              about 16,000 moves) cannot be opened here; replay the game's tape or trace instead\n",
+            head,
         );
     }
+    let line = match String::from_utf8(raw) {
+        Ok(line) if read.is_ok() && line.ends_with('\n') => line,
+        _ => return refuse(&mut s, "400 Bad Request", b"bad request\n", head),
+    };
     // Skip the headers (bounded by the 16 KiB cap above).
     let mut h = String::new();
     loop {
