@@ -1985,6 +1985,16 @@ fn d7p_engines_leave_no_process_behind() {
 /// do not get the terminal's) kills every engine: `play` (seeds or rounds)
 /// stops as it does (exit 130), `trace` dies of the signal, and no engine is
 /// left.
+/// Sends `signal` (`-INT`, `-HUP`, …) to process `pid` with kill(1).
+#[cfg(target_os = "linux")]
+fn send_signal(pid: u32, signal: &str) {
+    let sent = Command::new("kill")
+        .args([signal, &pid.to_string()])
+        .status()
+        .unwrap();
+    assert!(sent.success(), "kill {signal} {pid}");
+}
+
 #[test]
 #[cfg(target_os = "linux")]
 fn d7p_engines_die_with_an_interrupted_run() {
@@ -2024,11 +2034,7 @@ fn d7p_engines_die_with_an_interrupted_run() {
             std::thread::sleep(Duration::from_millis(25));
         }
         std::thread::sleep(Duration::from_millis(200));
-        let sent = Command::new("kill")
-            .args([signal, &child.id().to_string()])
-            .status()
-            .unwrap();
-        assert!(sent.success());
+        send_signal(child.id(), signal);
         let (tx, rx) = mpsc::channel();
         let mut stderr = child.stderr.take().unwrap();
         std::thread::spawn(move || {
@@ -2116,11 +2122,7 @@ fn an_interrupted_round_run_writes_the_rounds_it_finished() {
             std::thread::sleep(Duration::from_secs(6));
         }
         for _ in 0..sigints {
-            let sent = Command::new("kill")
-                .args(["-INT", &child.id().to_string()])
-                .status()
-                .unwrap();
-            assert!(sent.success());
+            send_signal(child.id(), "-INT");
         }
         let got = child.wait_with_output().unwrap();
         drop(guard);
@@ -2244,11 +2246,7 @@ fn d7p_interrupted_during_the_handshake() {
         .unwrap();
     let guard = Kill(child.id());
     std::thread::sleep(Duration::from_millis(700));
-    let sent = Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(sent.success());
+    send_signal(child.id(), "-INT");
     let got = child.wait_with_output().unwrap();
     drop(guard);
     let err = String::from_utf8_lossy(&got.stderr);
