@@ -242,6 +242,15 @@ fn rise_and_next_errors_name_the_flags() {
         &["show", "--seed", "-0x5"],
         &["--seed", "invalid seed \"-0x5\""],
     );
+    // A sign is no digit: `+5` and `0x+1` are not read as 5 and 1.
+    fails(
+        &["play", "--games", "1", "--seed-start", "+5"],
+        &["--seed-start", "invalid seed \"+5\""],
+    );
+    fails(
+        &["show", "--seed", "0x+1"],
+        &["--seed", "invalid seed \"0x+1\""],
+    );
     // Any other numeric flag: a negative number is that flag's invalid
     // value (a usage error), not an unknown argument with a `-- -1` tip.
     for args in [

@@ -39,8 +39,10 @@ pub struct TraceRecord {
     pub board: String,
 }
 
-/// Why a cohort game stopped.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+/// Why a cohort game stopped: in JSON the strings `"blocked-rise"`,
+/// `"no-legal-column"` and `"move-cap"` (and nothing else: serde's derived
+/// form would also read `{"blocked-rise":null}`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum StopReason {
     /// Row 0 occupied at the rise.
@@ -50,6 +52,27 @@ pub enum StopReason {
     NoLegalColumn,
     /// The move cap stopped the game (censored).
     MoveCap,
+}
+
+impl<'de> Deserialize<'de> for StopReason {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<StopReason, D::Error> {
+        struct Reason;
+        impl serde::de::Visitor<'_> for Reason {
+            type Value = StopReason;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("one of \"blocked-rise\", \"no-legal-column\", \"move-cap\"")
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<StopReason, E> {
+                match v {
+                    "blocked-rise" => Ok(StopReason::BlockedRise),
+                    "no-legal-column" => Ok(StopReason::NoLegalColumn),
+                    "move-cap" => Ok(StopReason::MoveCap),
+                    _ => Err(E::invalid_value(serde::de::Unexpected::Str(v), &self)),
+                }
+            }
+        }
+        d.deserialize_str(Reason)
+    }
 }
 
 /// One line of `drop7 play --out`: a whole game's result.
@@ -157,17 +180,22 @@ pub fn seed_hex(seed: u32) -> String {
     format!("0x{seed:08x}")
 }
 
-/// Parses a seed given in decimal or `0x` hex.
+/// Parses a seed given in decimal or `0x` hex (digits only: no sign, no
+/// `_`; spaces around it are ignored).
 ///
 /// # Errors
 /// A message naming the text when it is not a u32 in either form.
 pub fn parse_seed(text: &str) -> Result<u32, String> {
     let t = text.trim();
     let parsed = match t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
-        Some(hex) => u32::from_str_radix(hex, 16),
-        None => t.parse::<u32>(),
+        // `from_str_radix` alone would read a sign (`0x+1`, `+5`).
+        Some(hex) if hex.bytes().all(|b| b.is_ascii_hexdigit()) => {
+            u32::from_str_radix(hex, 16).ok()
+        }
+        None if t.bytes().all(|b| b.is_ascii_digit()) => t.parse::<u32>().ok(),
+        _ => None,
     };
-    parsed.map_err(|_| format!("invalid seed {text:?}: expected a whole number 0-4294967295 in decimal or 0x0-0xffffffff in hex"))
+    parsed.ok_or_else(|| format!("invalid seed {text:?}: expected a whole number 0-4294967295 in decimal or 0x0-0xffffffff in hex"))
 }
 
 #[cfg(test)]
@@ -180,6 +208,10 @@ mod tests {
         assert_eq!(parse_seed("17"), Ok(17));
         assert!(parse_seed("0xZZ").is_err());
         assert!(parse_seed("4294967296").is_err());
+        assert_eq!(parse_seed(" 0xffffffff "), Ok(u32::MAX));
+        for signed in ["+5", "-0", "0x+1", "0x-1", "0x", "", "1_000", "0x 5"] {
+            assert!(parse_seed(signed).is_err(), "{signed:?}");
+        }
         assert_eq!(seed_hex(0xA5), "0x000000a5");
     }
 

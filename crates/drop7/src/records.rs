@@ -356,6 +356,7 @@ pub fn nearest_rank(sorted: &[f64], q: f64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::formats::StopReason;
 
     /// The hash is SHA-256 of each move's column digit and 49 cell digits,
     /// as 64 lowercase hex digits.
@@ -427,6 +428,30 @@ mod tests {
         }
         let e = with(r#""wallMs":-1"#).unwrap_err().to_string();
         assert_eq!(e, "bad wallMs: -1.0 (expected a number from 0 to 1e12)");
+    }
+
+    #[test]
+    fn terminal_reason_is_one_of_three_strings() {
+        let with = |reason: &str| {
+            parse_record_line(&format!(
+                r#"{{"seed":"0x00000001","policy":"center","driver":"headless","score":7,"moves":3,"levels":1,"clears":0,"reveals":0,"chainMaxDepth":1,"terminalReason":{reason},"censored":false}}"#
+            ))
+        };
+        for (text, reason) in [
+            (r#""blocked-rise""#, StopReason::BlockedRise),
+            (r#""no-legal-column""#, StopReason::NoLegalColumn),
+            (r#""move-cap""#, StopReason::MoveCap),
+        ] {
+            assert_eq!(with(text).unwrap().terminal_reason, reason);
+        }
+        for bad in [r#"{"blocked-rise":null}"#, "3", r#""blocked_rise""#, "null"] {
+            let e = with(bad).unwrap_err().to_string();
+            assert!(e.contains("terminalReason"), "{bad}: {e}");
+            assert!(
+                e.contains(r#"expected one of "blocked-rise", "no-legal-column", "move-cap""#),
+                "{bad}: {e}"
+            );
+        }
     }
 
     #[test]
