@@ -722,6 +722,56 @@ fn d7p_commands_read_during_a_search_are_bounded() {
     assert_eq!(ready, FLOOD);
 }
 
+/// A harness that writes many `position`/`go` pairs before reading any
+/// answer: the engine's stdout pipe fills and its main thread blocks
+/// writing, but the reader thread goes on taking commands (up to its queue
+/// of 16,384), so the harness finishes writing, then reads every answer. It
+/// once deadlocked: the blocked writer held the lock the reader needed at
+/// the next `go`. (The pause lets the pipe fill before the second batch; a
+/// hang guard, not a timing check.)
+#[test]
+fn d7p_harness_may_write_before_reading() {
+    use std::io::{Read, Write};
+    const FIRST: usize = 7_000;
+    const SECOND: usize = 5_000;
+    let mut child = drop7_cmd()
+        .args(["d7p", "--policy", "center"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let (done, written) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let pair = b"position startpos next 4 rise 5\ngo\n";
+        let result = stdin.write_all(&pair.repeat(FIRST)).and_then(|()| {
+            std::thread::sleep(Duration::from_millis(500));
+            stdin.write_all(&pair.repeat(SECOND))
+        });
+        // Dropping stdin ends the session once every command is answered.
+        drop(stdin);
+        let _ = done.send(result);
+    });
+    match written.recv_timeout(Duration::from_secs(60)) {
+        Ok(result) => result.unwrap(),
+        Err(_) => {
+            let _ = child.kill();
+            panic!("the harness could not finish writing: the engine stopped reading");
+        }
+    }
+    let mut out = String::new();
+    child
+        .stdout
+        .take()
+        .unwrap()
+        .read_to_string(&mut out)
+        .unwrap();
+    let o = finish(child);
+    assert_eq!(o.status.code(), Some(0));
+    assert_eq!(out, "bestmove 3\n".repeat(FIRST + SECOND));
+}
+
 /// An external engine flooding `info` lines after its handshake, under a
 /// 500 MB address-space limit: its lines are read as they come, a bounded
 /// number at a time, each move fails at its timeout, and SIGTERM ends the

@@ -8,7 +8,8 @@
 //!   (a `go` read and not yet answered: that search stops and is not
 //!   answered); every command is handled in order by the main thread, after
 //!   the running search, so everything read before `quit` is answered (at
-//!   most [`QUEUED_LINES`] wait: past that the reader stops reading). Bad
+//!   most [`QUEUED_LINES`] wait: past that the reader stops reading; a main
+//!   thread blocked on a full stdout never stops the reader before that). Bad
 //!   lines get `info string error line N: …` and change nothing; the session
 //!   ends with exit status 0 (1 when stdout cannot be written, or when stdin
 //!   cannot be read: `error: reading stdin: …`, after answering the lines
@@ -110,14 +111,19 @@ enum Line {
     ReadError(io::Error),
 }
 
-/// Writes whole lines to stdout (shared by the reader and the main thread),
-/// and counts the `go` commands read but not yet answered.
+/// Writes whole lines to stdout (the main thread) and keeps the session's
+/// state shared with the reader: the counts of `go` commands read and
+/// answered. Two locks: the reader takes only the state's, so a main thread
+/// blocked on a full stdout pipe (a harness not reading yet) never holds up
+/// the reader, which goes on reading commands until its queue is full.
 #[derive(Clone)]
-struct Out(Arc<Mutex<OutState>>);
+struct Out {
+    state: Arc<Mutex<OutState>>,
+    stdout: Arc<Mutex<io::Stdout>>,
+}
 
 struct OutState {
-    stdout: io::Stdout,
-    /// `go` commands forwarded by the reader whose answer is not written yet.
+    /// `go` commands forwarded by the reader whose answer is not decided yet.
     unanswered: usize,
     /// `go` commands read so far (the searches are numbered from 1 in
     /// reading order, which is the order they are handled in).
@@ -132,23 +138,29 @@ struct OutState {
 
 impl Out {
     fn lock(&self) -> std::sync::MutexGuard<'_, OutState> {
-        self.0.lock().unwrap_or_else(|p| p.into_inner())
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     fn line(&self, text: &str) {
-        write_line(&mut self.lock(), text);
+        write_line(
+            &mut self.stdout.lock().unwrap_or_else(|p| p.into_inner()),
+            text,
+        );
     }
 
-    /// Writes the answer of a `go` and counts it answered (one lock, so the
-    /// reader never sees the answer written but the `go` still pending);
-    /// `false` (nothing written) when a `quit` came first.
+    /// Writes the answer of a `go` and counts it answered; `false` (nothing
+    /// written) when a `quit` came first. The count drops before the write:
+    /// a `stop` or `quit` read after that finds no search pending (the
+    /// search is over; its answer follows, as for any command before them).
     fn answer(&self, text: &str) -> bool {
-        let mut g = self.lock();
-        if g.quitting {
-            return false;
+        {
+            let mut g = self.lock();
+            if g.quitting {
+                return false;
+            }
+            g.unanswered = g.unanswered.saturating_sub(1);
         }
-        write_line(&mut g, text);
-        g.unanswered = g.unanswered.saturating_sub(1);
+        self.line(text);
         true
     }
 }
@@ -156,8 +168,8 @@ impl Out {
 /// A closed stdout (broken pipe) ends nothing here: the session still reads
 /// to the end. Any other write failure (a full disk, `/dev/full`) ends the
 /// engine with `error: writing to stdout: …`, exit status 1.
-fn write_line(g: &mut OutState, text: &str) {
-    let written = writeln!(g.stdout, "{text}").and_then(|()| g.stdout.flush());
+fn write_line(stdout: &mut io::Stdout, text: &str) {
+    let written = writeln!(stdout, "{text}").and_then(|()| stdout.flush());
     if let Err(e) = written
         && e.kind() != io::ErrorKind::BrokenPipe
     {
@@ -406,13 +418,15 @@ fn serve(
              `go`, `quit` (see drop7 d7p --help and docs/community-formats.md)"
         );
     }
-    let out = Out(Arc::new(Mutex::new(OutState {
-        stdout: io::stdout(),
-        unanswered: 0,
-        gos_read: 0,
-        stop_through: 0,
-        quitting: false,
-    })));
+    let out = Out {
+        state: Arc::new(Mutex::new(OutState {
+            unanswered: 0,
+            gos_read: 0,
+            stop_through: 0,
+            quitting: false,
+        })),
+        stdout: Arc::new(Mutex::new(io::stdout())),
+    };
     let (tx, rx) = mpsc::sync_channel(QUEUED_LINES);
     {
         let (stop, out) = (stop.clone(), out.clone());
