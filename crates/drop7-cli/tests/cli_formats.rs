@@ -1539,9 +1539,9 @@ fn records_and_tapes_never_share_a_file() {
     }
 }
 
-/// A `--resume` that kept no record (its `--out` exists but is empty)
-/// replaces only tapes of its own policy and driver: another run's are
-/// refused without `--force`.
+/// A `--resume` (its `--out` exists, with or without records) replaces
+/// only tapes of its own policy and driver: another run's, and files that
+/// are no tapes, are refused without `--force`.
 #[test]
 fn an_empty_resume_keeps_another_runs_tapes() {
     let dir = scratch("tapes-foreign");
@@ -1574,6 +1574,55 @@ fn an_empty_resume_keeps_another_runs_tapes() {
         "--quiet",
     ]);
     assert_eq!(std::fs::read_to_string(&out).unwrap().lines().count(), 3);
+    // Records kept say nothing of the folder: a resume that kept one still
+    // refuses another run's tape and a file that is no tape (both were
+    // replaced without a word).
+    let full = std::fs::read_to_string(&out).unwrap();
+    let first_line = full.lines().next().unwrap();
+    let center = dir.join("c");
+    let c = center.to_str().unwrap();
+    ok(&[
+        "play",
+        "--games",
+        "1",
+        "--seed-start",
+        "2",
+        "--tapes",
+        c,
+        "--quiet",
+    ]);
+    let center_tape = std::fs::read_to_string(center.join("0x00000002.tape.json")).unwrap();
+    for (name, content, said) in [
+        (
+            "0x00000002.tape.json",
+            center_tape.as_str(),
+            "0x00000002.tape.json was written by policy center, driver headless",
+        ),
+        (
+            "0x00000003.tape.json",
+            "precious\n",
+            "0x00000003.tape.json is not a tape of this run",
+        ),
+    ] {
+        std::fs::write(&out, format!("{first_line}\n")).unwrap();
+        let other = dir.join("u");
+        let _ = std::fs::remove_dir_all(&other);
+        std::fs::create_dir(&other).unwrap();
+        std::fs::write(other.join(name), content).unwrap();
+        let u = other.to_str().unwrap();
+        fails(
+            &[
+                "play", "--games", "3", "--policy", "random", "--tapes", u, "--out", o, "--resume",
+                "--quiet",
+            ],
+            &[said, "add --force", "nothing was changed"],
+        );
+        assert_eq!(std::fs::read_to_string(other.join(name)).unwrap(), content);
+        assert_eq!(
+            std::fs::read_to_string(&out).unwrap(),
+            format!("{first_line}\n")
+        );
+    }
 }
 
 /// An illegal choice in a round (here a D7P engine that always answers
@@ -2407,14 +2456,24 @@ fn tapes_are_not_overwritten_without_force() {
     let o2 = ok(&["replay", precious.to_str().unwrap()]);
     assert!(o2.contains("\"valid\":true"), "{o2}");
     // A --resume that keeps games replaces the tapes of the games it plays
-    // again (an interrupted run's tapes may be ahead of its records).
+    // again (an interrupted run's tapes may be ahead of its records) when
+    // they name its policy and driver; a file that is no tape is refused.
     let recs = std::fs::read_to_string(&out).unwrap();
     std::fs::write(&out, recs.lines().next().unwrap().to_string() + "\n").unwrap();
+    let tape = std::fs::read_to_string(&precious).unwrap();
     std::fs::write(&precious, "stale\n").unwrap();
+    fails(
+        &[&args[..], &["--resume"]].concat(),
+        &[
+            "0x00000002.tape.json is not a tape of this run",
+            "add --force",
+        ],
+    );
+    assert_eq!(std::fs::read_to_string(&precious).unwrap(), "stale\n");
+    std::fs::write(&precious, format!(" {tape}")).unwrap();
     ok(&[&args[..], &["--resume"]].concat());
     assert_eq!(std::fs::read_to_string(&out).unwrap().lines().count(), 3);
-    let o3 = ok(&["replay", precious.to_str().unwrap()]);
-    assert!(o3.contains("\"valid\":true"), "{o3}");
+    assert_eq!(std::fs::read_to_string(&precious).unwrap(), tape);
     // Rounds: an existing tape, then one round file given twice.
     let round = rounds()[0].clone();
     let rtape = tapes.join("gauntlet-01.tape.json");

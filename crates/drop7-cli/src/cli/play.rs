@@ -246,13 +246,15 @@ pub fn run(args: &PlayArgs) -> Result<()> {
                 .is_some_and(|seed| u64::from(seed.wrapping_sub(start)) < games)
         };
         // A resume continues an earlier run (whose tapes may be ahead of
-        // its records) when it kept games, or when its --out exists: an
-        // interrupted run whose first game was abandoned kept no record but
-        // may have taped later games, which must then name this run's
-        // policy and driver. One that starts fresh (no --out yet) is
-        // refused an existing tape as a plain run is.
+        // its records) when its --out exists, even with no record kept (an
+        // interrupted run whose first game was abandoned may have taped
+        // later games). Its records say nothing of the folder, so a tape it
+        // would replace must name this run's policy and driver (another
+        // run's, or a file that is no tape, is refused without --force).
+        // One that starts fresh (no --out yet) is refused an existing tape
+        // as a plain run is.
         use super::rounds::ExistingTapes;
-        let existing = if args.force || (args.resume && kept.stats.games > 0) {
+        let existing = if args.force {
             ExistingTapes::Replace
         } else if args.resume && out_existed {
             ExistingTapes::ReplaceOwn {

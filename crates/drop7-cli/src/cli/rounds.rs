@@ -137,11 +137,11 @@ pub enum ExistingTapes<'a> {
     /// Refuse the run (no `--force`): `--tapes` overwrites only with
     /// `--force`, as `--out` and `--trace` do.
     Refuse,
-    /// Replace it (`--force`, or a `--resume` that kept records).
+    /// Replace it (`--force`).
     Replace,
-    /// Replace it only if it names this `policy` and `driver` (a `--resume`
-    /// that kept no record: its empty `--out` proves nothing about the
-    /// tapes); another run's, or an unreadable one, is refused.
+    /// Replace it only if it names this `policy` and `driver` (a `--resume`:
+    /// its `--out` proves nothing about the folder's files); another run's,
+    /// or a file that is no tape, is refused.
     ReplaceOwn {
         /// This run's policy label.
         policy: &'a str,
