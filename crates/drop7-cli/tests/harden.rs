@@ -213,6 +213,22 @@ fn play_trace_resumes_and_refuses() {
     assert!(said.contains("kept 11 games"), "{said}");
     assert_eq!(read(&t2), want_trace);
     assert_eq!(stable(&o2), want);
+    // A host that crashed while the files grew: their new lengths filled
+    // with zero bytes, after a whole line or a part of one. Dropped as an
+    // interrupted tail (the zeros alone were refused, with no way out).
+    for cut in [0, 40] {
+        let zeros = "\0".repeat(4096);
+        std::fs::write(&o2, format!("{kept}{}{zeros}", &recs[11][..cut])).unwrap();
+        std::fs::write(&t2, format!("{partial}{zeros}")).unwrap();
+        let said = ok(&args(&run(&o2, &t2, &["--resume"])));
+        assert!(said.contains("kept 11 games"), "{said}");
+        assert!(
+            said.contains(&format!("dropped {} bytes of incomplete tail", cut + 4096)),
+            "{said}"
+        );
+        assert_eq!(read(&t2), want_trace);
+        assert_eq!(stable(&o2), want);
+    }
 
     // Refusals, each leaving both files as they were.
     let (o3, t3) = (dir.join("r3.jsonl"), dir.join("t3.jsonl"));

@@ -123,6 +123,17 @@ pub fn hides_text(c: char) -> bool {
         )
 }
 
+/// Whether `tail`, the bytes after a file's last newline, is what an
+/// interrupted write of lines beginning with `start` leaves: the start of
+/// such a line (possibly empty), then any number of zero bytes (a host that
+/// crashes or loses power while a file grows can leave its new length
+/// filled with zeros). Such a tail is dropped by a resume.
+pub fn interrupted_tail(tail: &[u8], start: &[u8]) -> bool {
+    let end = tail.iter().rposition(|&b| b != 0).map_or(0, |i| i + 1);
+    let line = &tail[..end];
+    line.starts_with(start) || start.starts_with(line)
+}
+
 /// "not UTF-8 text", saying so when the bytes are gzip-compressed (a
 /// `.gz` file given where its text is read: gunzip it first).
 pub fn not_utf8(start: &[u8]) -> &'static str {
@@ -253,6 +264,30 @@ fn is_broken_pipe(e: &anyhow::Error) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn interrupted_tails() {
+        let start = b"{\"seed\":";
+        for tail in [
+            &b""[..],
+            b"{",
+            b"{\"seed\":12",
+            b"\0\0\0",
+            b"{\"se\0\0",
+            b"{\"seed\":1\0",
+        ] {
+            assert!(interrupted_tail(tail, start), "{tail:?}");
+        }
+        for tail in [
+            &b"x"[..],
+            b"\0x\0",
+            b"{\"move\":",
+            b" {\"seed\":",
+            b"\0{\"seed\":",
+        ] {
+            assert!(!interrupted_tail(tail, start), "{tail:?}");
+        }
+    }
 
     #[test]
     fn counts_of_one_are_singular() {

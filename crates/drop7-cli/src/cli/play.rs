@@ -1367,8 +1367,7 @@ fn open_out(
         pos += l.len;
     }
     // Only an interrupted last record (no newline yet) may be dropped.
-    const START: &[u8] = b"{\"seed\":\"0x";
-    if !(tail.starts_with(START) || START.starts_with(&tail)) {
+    if !super::interrupted_tail(&tail, b"{\"seed\":\"0x") {
         bail!(
             "--out {shown} ends with {} that {} not the start of a game record; not resuming (nothing was changed)",
             super::count(tail.len(), "byte"),

@@ -365,8 +365,7 @@ pub mod file {
                 let complete = buf.last() == Some(&b'\n');
                 if !complete {
                     // An interrupted line: only the start of a trace line may be dropped.
-                    const START: &[u8] = b"{\"seed\":";
-                    if buf.starts_with(START) || START.starts_with(&buf) {
+                    if crate::cli::interrupted_tail(&buf, b"{\"seed\":") {
                         break;
                     }
                     bail!(
