@@ -89,6 +89,23 @@ tmux send-keys -t "$SESSION" C-c
 wait_for "VIEWER-EXITED 0"
 wait_for " icanon"
 wait_for " echo"
+# SIGTERM, SIGHUP or SIGINT from outside (a kill, a closed ssh session):
+# the terminal is restored (main screen, cursor shown, canonical mode and
+# echo), and the exit status is 128 + the signal's number.
+for sig in TERM HUP INT; do
+  tmux kill-session -t "$SESSION"
+  tmux new-session -d -s "$SESSION" -x 110 -y 30 "$BIN show --seed 4 --policy center; echo VIEWER-EXITED \$?; stty -a | grep -o -- ' -\\?icanon\\| -\\?echo '; sleep 30"
+  wait_for "seed 0x00000004, policy center"
+  shell=$(tmux display -p -t "$SESSION" '#{pane_pid}')
+  viewer=$(pgrep -P "$shell" drop7) || fail "no viewer process under the pane's shell"
+  kill -"$sig" "$viewer"
+  case $sig in TERM) want=143 ;; HUP) want=129 ;; INT) want=130 ;; esac
+  wait_for "VIEWER-EXITED $want"
+  wait_for " icanon"
+  wait_for " echo"
+  [ "$(tmux display -p -t "$SESSION" '#{alternate_on} #{cursor_flag}')" = "0 1" ] \
+    || fail "SIG$sig left the alternate screen on or the cursor hidden: $(tmux display -p -t "$SESSION" '#{alternate_on} #{cursor_flag}')"
+done
 # A tiny terminal does not crash the viewer: it says so (keys still work),
 # draws the game after a resize and quits normally.
 tmux kill-session -t "$SESSION"

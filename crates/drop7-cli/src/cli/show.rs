@@ -524,6 +524,7 @@ fn step_cells(s: &drop7::frames::Frame) -> [u8; CELLS] {
 }
 
 fn interactive(title: &str, frames: &[Frame], speed: Duration, wave: Duration) -> Result<()> {
+    let signal = viewer_signals()?;
     let mut terminal = ratatui::try_init().context("cannot start the terminal UI")?;
     let result = (|| -> Result<()> {
         // Keys typed while the game was being played (a queued `q` would
@@ -642,11 +643,17 @@ fn interactive(title: &str, frames: &[Frame], speed: Duration, wave: Duration) -
                     help,
                 );
             })?;
+            if let Some(stopped) = interrupted_by(&signal) {
+                return Err(stopped.into());
+            }
+            // At most SIGNAL_CHECK between looks at `signal` (the loop
+            // redraws and checks the clock, so nothing else changes).
             let timeout = match anim {
                 Some((_, t)) => wave.saturating_sub(t.elapsed()),
                 None if playing => speed.saturating_sub(last_step.elapsed()),
                 None => Duration::from_millis(250),
-            };
+            }
+            .min(SIGNAL_CHECK);
             if event::poll(timeout)? {
                 if let Event::Key(k) = event::read()?
                     && k.kind != KeyEventKind::Release
@@ -691,6 +698,56 @@ fn interactive(title: &str, frames: &[Frame], speed: Duration, wave: Duration) -
     })();
     ratatui::restore();
     result
+}
+
+/// How often the viewer looks for a signal (see [`viewer_signals`]).
+const SIGNAL_CHECK: Duration = Duration::from_millis(100);
+
+/// The signal (SIGTERM, SIGHUP or SIGINT from outside: in raw mode Ctrl-C is
+/// a key) that asked the viewer to end, 0 while none has. Caught so that the
+/// viewer restores the terminal first (a `kill`, a closed ssh session or
+/// `timeout` left it raw, in the alternate screen, the cursor hidden), then
+/// exits with 128 + its number. SIGHUP left ignored (`nohup`) stays so.
+type ViewerSignal = std::sync::Arc<std::sync::atomic::AtomicUsize>;
+
+#[cfg(unix)]
+fn viewer_signals() -> Result<ViewerSignal> {
+    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+    let which = ViewerSignal::default();
+    for sig in [SIGTERM, SIGHUP, SIGINT] {
+        if sig == SIGHUP && super::d7p::signal_ignored(sig) {
+            continue;
+        }
+        signal_hook::flag::register_usize(sig, which.clone(), sig as usize)
+            .context("installing signal handlers")?;
+    }
+    Ok(which)
+}
+
+/// No signals are caught off unix.
+#[cfg(not(unix))]
+fn viewer_signals() -> Result<ViewerSignal> {
+    Ok(ViewerSignal::default())
+}
+
+/// The error that ends the viewer once `signal` is set.
+fn interrupted_by(signal: &ViewerSignal) -> Option<super::ExitWith> {
+    let sig = signal.load(std::sync::atomic::Ordering::SeqCst);
+    if sig == 0 {
+        return None;
+    }
+    #[cfg(unix)]
+    let name = match sig as i32 {
+        signal_hook::consts::SIGHUP => "SIGHUP",
+        signal_hook::consts::SIGINT => "SIGINT",
+        _ => "SIGTERM",
+    };
+    #[cfg(not(unix))]
+    let name = "a signal";
+    Some(super::ExitWith {
+        status: 128 + sig as u8,
+        message: format!("drop7 show: interrupted by {name}"),
+    })
 }
 
 #[cfg(test)]
