@@ -1249,6 +1249,13 @@ fn show_says_what_an_engine_and_a_tape_left_out() {
         ],
         "{text}"
     );
+    // The tape holds the discs dropped, not the one after: its last
+    // position's next disc is unknown (it once said `next 1`).
+    assert!(
+        text.contains("move 5/5  score 17021  level 2  rise in 5  next ?\n"),
+        "{text}"
+    );
+    assert_eq!(text.matches("next ?").count(), 1, "{text}");
 }
 
 /// The fields of a game record that the games decide (not timings).

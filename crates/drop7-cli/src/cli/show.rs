@@ -100,8 +100,10 @@ struct Frame {
 enum Stopped {
     /// `--seed` play reached `--max-moves` (the value).
     Cap(u32),
-    /// The tape ends before the game does (`replay`'s `incomplete-game`).
-    TapeEnds,
+    /// The tape ends before the game does (`replay`'s `incomplete-game`);
+    /// `next_known`: the tape holds the disc after its last move (drop7's
+    /// tapes hold only the discs dropped, so the header says `next ?`).
+    TapeEnds { next_known: bool },
 }
 
 fn frame<G: EngineGame>(g: &G, last: Option<LastMove>) -> Frame {
@@ -189,9 +191,11 @@ fn from_tape(path: &std::path::Path) -> Result<(String, Vec<Frame>)> {
             .unwrap_or_default()
     };
     let columns = nums("columns");
+    let discs = nums("discs");
+    let next_known = discs.len() > columns.len();
     let rows: Vec<[u8; SIZE]> = serde_json::from_value(v["coveredRows"].clone())
         .map_err(|e| anyhow!("tape {}: coveredRows: {e}", path.display()))?;
-    let game = TrackedGame::latent_with(PackedEngine(Portable), rows, nums("discs"), 1);
+    let game = TrackedGame::latent_with(PackedEngine(Portable), rows, discs, 1);
     let mut i = 0;
     let mut frames = collect(game, u32::MAX, |_| {
         i += 1;
@@ -201,7 +205,7 @@ fn from_tape(path: &std::path::Path) -> Result<(String, Vec<Frame>)> {
     if !rep.valid
         && let Some(last) = frames.last_mut()
     {
-        last.stopped = Some(Stopped::TapeEnds);
+        last.stopped = Some(Stopped::TapeEnds { next_known });
     }
     // What the tape says of itself (drop7's tapes name these; other
     // writers' may not): round, seed, policy, driver.
@@ -393,7 +397,11 @@ fn header(f: &Frame, total: usize, before: Option<&Frame>) -> Vec<String> {
         (Some(b), Some((_, _, delta, _, _))) => (b, format!(" (+{delta} when the move ends)")),
         _ => (f, String::new()),
     };
-    let next = shown.next.map_or("-".to_string(), |n| n.to_string());
+    let next = match (shown.next, shown.stopped) {
+        (Some(_), Some(Stopped::TapeEnds { next_known: false })) => "?".to_string(),
+        (Some(n), _) => n.to_string(),
+        (None, _) => "-".to_string(),
+    };
     let mut lines = vec![format!(
         "move {}/{total}  score {}{pending}  level {}  rise in {}  next {next}",
         f.moves, shown.score, shown.level, shown.rise
@@ -413,7 +421,7 @@ fn header(f: &Frame, total: usize, before: Option<&Frame>) -> Vec<String> {
                 Some(Stopped::Cap(cap)) => {
                     s.push_str(&format!("  STOPPED by the move cap (--max-moves {cap})"));
                 }
-                Some(Stopped::TapeEnds) => {
+                Some(Stopped::TapeEnds { .. }) => {
                     s.push_str("  TAPE ENDS, game not over (incomplete-game)");
                 }
                 None => {}
