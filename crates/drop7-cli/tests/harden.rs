@@ -903,6 +903,55 @@ fn a_table_too_large_for_memory_is_an_error() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
+    // No address-space limit, so the kernel's overcommit lets every
+    // allocation succeed: tables beyond the memory left are refused up
+    // front (they were allocated, filled, and the OOM killer ended the run
+    // without a word). Sized from this machine's memory: one table fits,
+    // 1,024 of them need twice what is left.
+    #[cfg(target_os = "linux")]
+    {
+        let meminfo = std::fs::read_to_string("/proc/meminfo").unwrap();
+        let kib = |name: &str| {
+            meminfo
+                .lines()
+                .find_map(|l| {
+                    l.strip_prefix(name)?
+                        .trim()
+                        .strip_suffix("kB")?
+                        .trim()
+                        .parse::<u64>()
+                        .ok()
+                })
+                .unwrap_or(0)
+        };
+        let left = (kib("MemAvailable:") + kib("SwapFree:")) * 1024;
+        // 44 bytes an entry (sa:4194304:4 is 176 MiB).
+        let entries = (2 * left / (44 * 1024)).next_power_of_two().max(1 << 21);
+        let table = format!("sa:{entries}:4");
+        let args = [
+            "play",
+            "--policy",
+            "fair:d1s2",
+            "--games",
+            "1024",
+            "--threads",
+            "1024",
+            "--table",
+            &table,
+            "--max-moves",
+            "1",
+        ];
+        let out = drop7_cmd().args(args).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{err}");
+        assert!(
+            err.starts_with(&format!("error: --table: transposition table {table} needs "))
+                && err.contains(" MiB (1024 copies, one per worker: ")
+                && err.contains(" MiB in all): more than the ")
+                && err.contains(" MiB of memory left (available memory and swap, within the memory limit of the process's cgroup) (out of memory; try a smaller --table or fewer --threads)"),
+            "{err}"
+        );
+    }
     // D7P: an `info string error` line, then the session goes on.
     let out = limited(
         &["d7p", "--policy", "fair:d1s2", "--table", "sa:67108864:4"],

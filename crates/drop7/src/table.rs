@@ -42,6 +42,10 @@ pub struct TableError {
     pub bytes: usize,
     /// Tables the run needs at once (one per worker; 1 for a single search).
     pub copies: usize,
+    /// Bytes the process could still get when the tables were checked
+    /// against it before allocating (Linux: see [`TablePool::try_new`]);
+    /// `None` when an allocation itself failed.
+    pub available: Option<usize>,
 }
 
 impl fmt::Display for TableError {
@@ -61,20 +65,113 @@ impl fmt::Display for TableError {
                 mib(self.bytes.saturating_mul(self.copies))
             )?;
         }
-        f.write_str(
-            ": cannot allocate it (out of memory; try a smaller --table or fewer --threads)",
-        )
+        match self.available {
+            Some(left) => write!(
+                f,
+                ": more than the {} MiB of memory left (available memory and swap, within the \
+                 memory limit of the process's cgroup)",
+                left / (1 << 20)
+            )?,
+            None => f.write_str(": cannot allocate it")?,
+        }
+        f.write_str(" (out of memory; try a smaller --table or fewer --threads)")
     }
 }
 
 impl std::error::Error for TableError {}
 
-/// A vector of `n` copies of `value`, allocated fallibly.
+/// Bytes this process can still get (Linux): `MemAvailable` plus
+/// `SwapFree` from `/proc/meminfo`, at most what its cgroup's memory limit
+/// leaves (cgroup v2 `memory.max` − `memory.current`, v1
+/// `memory.limit_in_bytes` − `memory.usage_in_bytes`). `None` elsewhere or
+/// when `/proc/meminfo` cannot be read.
+fn memory_left() -> Option<usize> {
+    #[cfg(target_os = "linux")]
+    {
+        let meminfo = std::fs::read_to_string("/proc/meminfo").ok()?;
+        let kib = |name: &str| {
+            meminfo.lines().find_map(|l| {
+                let v = l.strip_prefix(name)?.trim().strip_suffix("kB")?;
+                v.trim().parse::<u64>().ok()
+            })
+        };
+        let system = kib("MemAvailable:")?
+            .saturating_add(kib("SwapFree:").unwrap_or(0))
+            .saturating_mul(1024);
+        let left = match cgroup_memory_left() {
+            Some(c) => system.min(c),
+            None => system,
+        };
+        Some(usize::try_from(left).unwrap_or(usize::MAX))
+    }
+    #[cfg(not(target_os = "linux"))]
+    None
+}
+
+/// What the memory limit of this process's cgroup leaves, if it has one
+/// (see [`memory_left`]): the cgroup's own directory if it is mounted where
+/// `/proc/self/cgroup` says, else the mount's root (a container's view).
+#[cfg(target_os = "linux")]
+fn cgroup_memory_left() -> Option<u64> {
+    let number = |p: &str| std::fs::read_to_string(p).ok()?.trim().parse::<u64>().ok();
+    let cgroups = std::fs::read_to_string("/proc/self/cgroup").ok()?;
+    for line in cgroups.lines() {
+        let mut parts = line.splitn(3, ':');
+        let (Some(_), Some(controllers), Some(path)) = (parts.next(), parts.next(), parts.next())
+        else {
+            continue;
+        };
+        let path = path.trim_end_matches('/');
+        let (root, limit, usage) = if controllers.is_empty() {
+            ("/sys/fs/cgroup", "memory.max", "memory.current")
+        } else if controllers.split(',').any(|c| c == "memory") {
+            (
+                "/sys/fs/cgroup/memory",
+                "memory.limit_in_bytes",
+                "memory.usage_in_bytes",
+            )
+        } else {
+            continue;
+        };
+        for dir in [format!("{root}{path}"), root.to_string()] {
+            // "max" (no limit) does not parse: no limit here.
+            if let (Some(max), Some(used)) = (
+                number(&format!("{dir}/{limit}")),
+                number(&format!("{dir}/{usage}")),
+            ) {
+                return Some(max.saturating_sub(used));
+            }
+            if std::path::Path::new(&format!("{dir}/{limit}")).exists() {
+                break;
+            }
+        }
+    }
+    None
+}
+
+/// Allocations from which [`try_filled`] and [`TablePool::try_new`] check
+/// the memory left first ([`memory_left`]): 64 MiB.
+const CHECKED_BYTES: usize = 64 << 20;
+
+/// A vector of `n` copies of `value`, allocated fallibly: refused (`err`,
+/// with the memory left) when it is [`CHECKED_BYTES`] or more and exceeds
+/// [`memory_left`], since under the kernel's overcommit the allocation
+/// would succeed and filling it would wake the OOM killer.
 fn try_filled<T: Clone>(
     n: usize,
     value: T,
     err: &impl Fn() -> TableError,
 ) -> Result<Vec<T>, TableError> {
+    let bytes = n.saturating_mul(std::mem::size_of::<T>());
+    if bytes >= CHECKED_BYTES
+        && let Some(left) = memory_left()
+        && bytes > left
+    {
+        return Err(TableError {
+            available: Some(left),
+            ..err()
+        });
+    }
     let mut v = Vec::new();
     v.try_reserve_exact(n).map_err(|_| err())?;
     advise_huge_pages(&v);
@@ -128,6 +225,9 @@ pub trait FreshTable: Sized {
     /// will do), or the error naming the table when its memory cannot be
     /// allocated.
     fn try_fresh(&self) -> Result<Self, TableError>;
+    /// What [`FreshTable::try_fresh`] would allocate: the table's spec and
+    /// bytes, as the error of a failed allocation names them.
+    fn size(&self) -> TableError;
     /// This table's kind and size without its memory: a template for
     /// [`FreshTable::try_fresh`], not a table to search with.
     fn hollow(&self) -> Self;
@@ -146,10 +246,31 @@ impl<T: FreshTable> TablePool<T> {
     /// `workers` tables (at least one): `prototype` and `workers - 1` new
     /// ones of its kind and size.
     ///
+    /// Beforehand, on Linux, the `workers - 1` new tables are checked
+    /// against the memory the process can still get (`MemAvailable` and `SwapFree` in
+    /// `/proc/meminfo`, within its cgroup's memory limit): with the
+    /// kernel's overcommit each allocation would succeed and the run be
+    /// killed by the OOM killer once it touched the pages, without a word.
+    ///
     /// # Errors
-    /// The [`TableError`] of the first table that cannot be allocated,
-    /// counting all `workers` tables.
+    /// The [`TableError`] of the tables when they exceed the memory left,
+    /// or of the first table that cannot be allocated, counting all
+    /// `workers` tables.
     pub fn try_new(prototype: T, workers: usize) -> Result<Self, TableError> {
+        // The prototype is allocated already: the others must fit in what
+        // is left.
+        let size = prototype.size();
+        let more = size.bytes.saturating_mul(workers.saturating_sub(1));
+        if more >= CHECKED_BYTES
+            && let Some(left) = memory_left()
+            && more > left
+        {
+            return Err(TableError {
+                copies: workers.max(1),
+                available: Some(left),
+                ..size
+            });
+        }
         let template = prototype.hollow();
         let mut spare = Vec::with_capacity(workers.max(1));
         spare.push(prototype);
@@ -260,6 +381,14 @@ impl FreshTable for NoTable {
     fn try_fresh(&self) -> Result<Self, TableError> {
         Ok(NoTable)
     }
+    fn size(&self) -> TableError {
+        TableError {
+            table: "none".into(),
+            bytes: 0,
+            copies: 1,
+            available: None,
+        }
+    }
     fn hollow(&self) -> Self {
         NoTable
     }
@@ -331,13 +460,7 @@ impl StrictLru {
             .and_then(usize::checked_next_power_of_two)
             .unwrap_or(usize::MAX)
             .max(16);
-        let err = || TableError {
-            table: format!("lru:{capacity}"),
-            bytes: capacity
-                .saturating_mul(std::mem::size_of::<LruNode>())
-                .saturating_add(slots.saturating_mul(4)),
-            copies: 1,
-        };
+        let err = || lru_size(capacity, slots);
         let mut nodes = Vec::new();
         nodes.try_reserve_exact(capacity).map_err(|_| err())?;
         Ok(StrictLru {
@@ -427,9 +550,24 @@ impl StrictLru {
     }
 }
 
+/// The size of a strict LRU of `capacity` entries and `slots` index slots.
+fn lru_size(capacity: usize, slots: usize) -> TableError {
+    TableError {
+        table: format!("lru:{capacity}"),
+        bytes: capacity
+            .saturating_mul(std::mem::size_of::<LruNode>())
+            .saturating_add(slots.saturating_mul(4)),
+        copies: 1,
+        available: None,
+    }
+}
+
 impl FreshTable for StrictLru {
     fn try_fresh(&self) -> Result<Self, TableError> {
         StrictLru::try_new(self.capacity)
+    }
+    fn size(&self) -> TableError {
+        lru_size(self.capacity, self.mask.wrapping_add(1))
     }
     fn hollow(&self) -> Self {
         StrictLru {
@@ -640,11 +778,7 @@ impl DirectMapped {
     /// A [`TableError`] when the memory cannot be allocated.
     pub fn try_new(entries: usize) -> Result<DirectMapped, TableError> {
         let n = entries.max(1).next_power_of_two();
-        let err = || TableError {
-            table: format!("dm:{n}"),
-            bytes: n.saturating_mul(std::mem::size_of::<Slot>()),
-            copies: 1,
-        };
+        let err = || dm_size(n);
         Ok(DirectMapped {
             slots: try_filled(n, Slot::default(), &err)?,
             mask: n - 1,
@@ -655,9 +789,22 @@ impl DirectMapped {
     }
 }
 
+/// The size of a direct-mapped table of `n` slots.
+fn dm_size(n: usize) -> TableError {
+    TableError {
+        table: format!("dm:{n}"),
+        bytes: n.saturating_mul(std::mem::size_of::<Slot>()),
+        copies: 1,
+        available: None,
+    }
+}
+
 impl FreshTable for DirectMapped {
     fn try_fresh(&self) -> Result<Self, TableError> {
         DirectMapped::try_new(self.mask + 1)
+    }
+    fn size(&self) -> TableError {
+        dm_size(self.mask + 1)
     }
     fn hollow(&self) -> Self {
         DirectMapped {
@@ -748,11 +895,7 @@ impl SetAssociative {
         let ways = ways.clamp(1, 16);
         let sets = (entries.max(ways) / ways).next_power_of_two();
         let n = sets * ways;
-        let err = || TableError {
-            table: format!("sa:{n}:{ways}"),
-            bytes: n.saturating_mul(std::mem::size_of::<Slot>() + 4),
-            copies: 1,
-        };
+        let err = || sa_size(n, ways);
         Ok(SetAssociative {
             slots: try_filled(n, Slot::default(), &err)?,
             ways,
@@ -771,9 +914,22 @@ impl SetAssociative {
     }
 }
 
+/// The size of a set-associative table of `n` slots in sets of `ways`.
+fn sa_size(n: usize, ways: usize) -> TableError {
+    TableError {
+        table: format!("sa:{n}:{ways}"),
+        bytes: n.saturating_mul(std::mem::size_of::<Slot>() + 4),
+        copies: 1,
+        available: None,
+    }
+}
+
 impl FreshTable for SetAssociative {
     fn try_fresh(&self) -> Result<Self, TableError> {
         SetAssociative::try_new((self.set_mask + 1) * self.ways, self.ways)
+    }
+    fn size(&self) -> TableError {
+        sa_size((self.set_mask + 1) * self.ways, self.ways)
     }
     fn hollow(&self) -> Self {
         SetAssociative {
