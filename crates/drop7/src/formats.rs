@@ -54,6 +54,18 @@ pub enum StopReason {
     MoveCap,
 }
 
+impl StopReason {
+    /// The record's string: `"blocked-rise"`, `"no-legal-column"` or
+    /// `"move-cap"`.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            StopReason::BlockedRise => "blocked-rise",
+            StopReason::NoLegalColumn => "no-legal-column",
+            StopReason::MoveCap => "move-cap",
+        }
+    }
+}
+
 impl<'de> Deserialize<'de> for StopReason {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<StopReason, D::Error> {
         struct Reason;
@@ -63,12 +75,14 @@ impl<'de> Deserialize<'de> for StopReason {
                 f.write_str("one of \"blocked-rise\", \"no-legal-column\", \"move-cap\"")
             }
             fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<StopReason, E> {
-                match v {
-                    "blocked-rise" => Ok(StopReason::BlockedRise),
-                    "no-legal-column" => Ok(StopReason::NoLegalColumn),
-                    "move-cap" => Ok(StopReason::MoveCap),
-                    _ => Err(E::invalid_value(serde::de::Unexpected::Str(v), &self)),
-                }
+                [
+                    StopReason::BlockedRise,
+                    StopReason::NoLegalColumn,
+                    StopReason::MoveCap,
+                ]
+                .into_iter()
+                .find(|r| r.as_str() == v)
+                .ok_or_else(|| E::invalid_value(serde::de::Unexpected::Str(v), &self))
             }
         }
         d.deserialize_str(Reason)

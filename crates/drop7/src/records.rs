@@ -11,7 +11,7 @@ use sha2::{Digest, Sha256};
 
 use crate::board::Board;
 pub use crate::formats::GameRecord;
-use crate::formats::parse_seed;
+use crate::formats::{StopReason, parse_seed};
 
 /// The rules id written in every record (rules.md, recorded-tape format).
 pub const RULESET: &str = "drop7-hardcore-5-v1";
@@ -42,6 +42,12 @@ pub enum RecordError {
     /// `score` above [`MAX_SCORE`].
     #[error("bad score: {0} (expected at most 2^53 = 9007199254740992)")]
     Score(u64),
+    /// `censored` disagrees with `terminalReason` (a game is censored
+    /// exactly when the move cap stopped it).
+    #[error(
+        "censored is {0} but terminalReason is {1:?} (a game is censored exactly when the move cap stopped it: \"move-cap\")"
+    )]
+    Censored(bool, &'static str),
 }
 
 /// The largest `score` a record may hold: 2^53, the largest below which every
@@ -134,6 +140,12 @@ pub fn parse_record_line(line: &str) -> Result<GameRecord, RecordError> {
     check_measured(&rec)?;
     if rec.score > MAX_SCORE {
         return Err(RecordError::Score(rec.score));
+    }
+    if rec.censored != (rec.terminal_reason == StopReason::MoveCap) {
+        return Err(RecordError::Censored(
+            rec.censored,
+            rec.terminal_reason.as_str(),
+        ));
     }
     if let Some(s) = &rec.shard {
         parse_shard(s).map_err(|_| RecordError::Shard(s.clone()))?;
@@ -248,7 +260,17 @@ impl<R: std::io::BufRead> RecordLines<R> {
 /// # Errors
 /// [`RecordError::Seed`] when `seed` is not a u32 in `0x` hex or decimal.
 pub fn record_seed(rec: &GameRecord) -> Result<u32, RecordError> {
-    parse_seed(&rec.seed).map_err(RecordError::Seed)
+    let seed = parse_seed(&rec.seed).map_err(RecordError::Seed)?;
+    // One spelling, as `play` writes it: `--resume` and `merge` compare
+    // seeds as written, `summary` and `compare` as numbers.
+    if crate::formats::seed_hex(seed) != rec.seed {
+        return Err(RecordError::Seed(format!(
+            "{:?} is not written as a record writes it: expected \"0x\" and 8 lowercase hex digits ({:?})",
+            rec.seed,
+            crate::formats::seed_hex(seed)
+        )));
+    }
+    Ok(seed)
 }
 
 /// Parses a shard `I/N` (1 <= I <= N <= 2^32), as `--shard` takes it.
@@ -356,7 +378,6 @@ pub fn nearest_rank(sorted: &[f64], q: f64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::formats::StopReason;
 
     /// The hash is SHA-256 of each move's column digit and 49 cell digits,
     /// as 64 lowercase hex digits.
@@ -431,10 +452,54 @@ mod tests {
     }
 
     #[test]
+    fn seeds_are_spelled_as_play_writes_them() {
+        let with = |seed: &str, reason: &str, censored: bool| {
+            parse_record_line(&format!(
+                r#"{{"seed":{seed},"policy":"center","driver":"headless","score":7,"moves":3,"levels":1,"clears":0,"reveals":0,"chainMaxDepth":1,"terminalReason":"{reason}","censored":{censored}}}"#
+            ))
+        };
+        assert!(with(r#""0x0000000a""#, "blocked-rise", false).is_ok());
+        // `resume` and `merge` compare seeds as written: other spellings of
+        // the same number were paired by `compare` but not by them.
+        for other in [
+            r#""0x1""#,
+            r#""0X0000000A""#,
+            r#""0x0000000A""#,
+            r#""10""#,
+            r#"" 0x0000000a""#,
+        ] {
+            let e = with(other, "blocked-rise", false).unwrap_err().to_string();
+            assert!(
+                e.starts_with("bad seed: ")
+                    && e.contains("expected \"0x\" and 8 lowercase hex digits"),
+                "{other}: {e}"
+            );
+        }
+        // `censored` says whether the move cap stopped the game.
+        assert!(with(r#""0x00000001""#, "move-cap", true).is_ok());
+        for (reason, censored) in [
+            (StopReason::BlockedRise, true),
+            (StopReason::NoLegalColumn, true),
+            (StopReason::MoveCap, false),
+        ] {
+            let r = with(r#""0x00000001""#, reason.as_str(), censored);
+            assert_eq!(r, Err(RecordError::Censored(censored, reason.as_str())));
+        }
+        let e = with(r#""0x00000001""#, "blocked-rise", true)
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            e,
+            r#"censored is true but terminalReason is "blocked-rise" (a game is censored exactly when the move cap stopped it: "move-cap")"#
+        );
+    }
+
+    #[test]
     fn terminal_reason_is_one_of_three_strings() {
         let with = |reason: &str| {
+            let censored = reason.contains("move-cap");
             parse_record_line(&format!(
-                r#"{{"seed":"0x00000001","policy":"center","driver":"headless","score":7,"moves":3,"levels":1,"clears":0,"reveals":0,"chainMaxDepth":1,"terminalReason":{reason},"censored":false}}"#
+                r#"{{"seed":"0x00000001","policy":"center","driver":"headless","score":7,"moves":3,"levels":1,"clears":0,"reveals":0,"chainMaxDepth":1,"terminalReason":{reason},"censored":{censored}}}"#
             ))
         };
         for (text, reason) in [

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, anyhow, bail};
 use clap::Args;
-use drop7::formats::{GameRecord, StopReason, seed_hex};
+use drop7::formats::{GameRecord, seed_hex};
 use drop7::records::{
     RecordLines, identity_difference, parse_record_line, parse_shard, record_seed, shard_range,
 };
@@ -1298,13 +1298,7 @@ pub fn run_summary(args: &SummaryArgs) -> Result<()> {
                     t.1 += u64::from(n > 0);
                 }
             }
-            *reasons
-                .entry(match rec.terminal_reason {
-                    StopReason::BlockedRise => "blocked-rise",
-                    StopReason::NoLegalColumn => "no-legal-column",
-                    StopReason::MoveCap => "move-cap",
-                })
-                .or_insert(0) += 1;
+            *reasons.entry(rec.terminal_reason.as_str()).or_insert(0) += 1;
             score.add(rec.score as f64);
             moves.add(f64::from(rec.moves));
             clears.add(f64::from(rec.clears));

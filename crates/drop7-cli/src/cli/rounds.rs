@@ -639,7 +639,7 @@ pub fn run(
             rec.score,
             rec.moves,
             rec.levels,
-            rec.terminal_reason_str()
+            rec.terminal_reason.as_str()
         ));
         Ok(())
     };
@@ -773,18 +773,4 @@ pub fn run(
         super::d7p::check_gave_up(cmd)?;
     }
     Ok(())
-}
-
-trait ReasonStr {
-    fn terminal_reason_str(&self) -> &'static str;
-}
-
-impl ReasonStr for GameRecord {
-    fn terminal_reason_str(&self) -> &'static str {
-        match self.terminal_reason {
-            drop7::formats::StopReason::BlockedRise => "blocked-rise",
-            drop7::formats::StopReason::NoLegalColumn => "no-legal-column",
-            drop7::formats::StopReason::MoveCap => "move-cap",
-        }
-    }
 }
