@@ -81,6 +81,23 @@ fn plot_and_merge_refuse_what_is_not_a_regular_file() {
         &["merge", "--force", s(&fifo), s(&c)],
         &["f.svg is not a regular file"],
     );
+    // A shard is read twice: a pipe as a shard is refused (it was read as
+    // empty the second time), and so is OUT linked to a pipe.
+    let merged = dir.join("m.jsonl");
+    fails(
+        &["merge", s(&merged), s(&c), s(&fifo)],
+        &[
+            "shard",
+            "f.svg is not a regular file (merge reads each shard twice",
+        ],
+    );
+    let to_pipe = dir.join("to-pipe.jsonl");
+    std::os::unix::fs::symlink(&fifo, &to_pipe).unwrap();
+    fails(
+        &["merge", "--force", s(&to_pipe), s(&c)],
+        &["to-pipe.jsonl is not a regular file"],
+    );
+    assert!(!merged.exists());
     fails(
         &["bench", "--suite", "engine", "--quick", "--out", s(&fifo)],
         &["--out", "f.svg is not a regular file"],
@@ -412,6 +429,31 @@ fn summary_refuses_a_game_counted_twice() {
     fails(
         &["summary", s(&c), s(&other)],
         &["other.jsonl line 1", "already at", "c.jsonl line 1"],
+    );
+    // A pipe cannot be read again to find the first copy: said so (it
+    // said `already at ? line 0`, or named the repeated line itself).
+    let mut child = Command::new(env!("CARGO_BIN_EXE_drop7"))
+        .args(["summary", "/dev/stdin", s(&c)])
+        .stdin(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    {
+        use std::io::Write;
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(text.as_bytes())
+            .unwrap();
+    }
+    let o = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("c.jsonl line 1: seed 0x00000001 already at an earlier line (the input cannot be read again to say which: a pipe?)"),
+        "{err}"
     );
 }
 

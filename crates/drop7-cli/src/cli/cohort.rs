@@ -73,7 +73,13 @@ pub(crate) fn output_target(label: &str, out: &Path) -> Result<PathBuf> {
     };
     if meta.file_type().is_symlink() {
         let real = std::fs::canonicalize(out).map_err(|e| {
-            anyhow!("{label}{shown} is a symlink whose target cannot be resolved ({e}): nothing was written")
+            // A link to a pipe or socket (`/dev/stdout` in a pipeline) has
+            // a target, with no path to resolve to.
+            if std::fs::metadata(out).is_ok_and(|m| !m.is_file()) {
+                anyhow!("{label}{shown} is not a regular file (a symlink to a pipe, socket or device): nothing was written")
+            } else {
+                anyhow!("{label}{shown} is a symlink whose target cannot be resolved ({e}): nothing was written")
+            }
         })?;
         let m = std::fs::metadata(&real)
             .with_context(|| format!("cannot inspect {}", real.display()))?;
@@ -328,6 +334,18 @@ pub fn run_merge(args: &MergeArgs) -> Result<()> {
     refuse_existing(&args.out, args.force)?;
     let given: Vec<&Path> = args.shards.iter().map(PathBuf::as_path).collect();
     refuse_given_twice(&given, "each shard is merged once")?;
+    // Each shard is read twice (checked, then copied): a pipe (`<(zcat …)`)
+    // would be empty the second time.
+    for path in &args.shards {
+        if let Ok(m) = std::fs::metadata(path)
+            && !m.is_file()
+        {
+            bail!(
+                "shard {} is not a regular file (merge reads each shard twice; a pipe or device cannot be): give a file (nothing was written)",
+                path.display()
+            );
+        }
+    }
     let mut reference: Option<(GameRecord, String)> = None;
     let mut total_shards: Option<u64> = None;
     let mut files: Vec<ShardFile> = Vec::new();
@@ -1051,32 +1069,54 @@ impl GamesSeen {
         }
     }
 
-    /// Where a repeated game was first seen among `files`.
-    fn first(&self, files: &[PathBuf], key: &GameKey, at: Option<(usize, u64)>) -> (String, u64) {
-        match (key, at) {
-            (_, Some((file, line))) => (files[file].display().to_string(), line),
-            (GameKey::Seed(seed), None) => first_with_seed(files, *seed),
-            (GameKey::Round(..), None) => ("?".into(), 0),
+    /// Where a repeated game, seen again at line `line` of the last of
+    /// `files`, was first seen: `FILE line N` (`line N` with `one_file`).
+    fn first(
+        &self,
+        files: &[PathBuf],
+        key: &GameKey,
+        at: Option<(usize, u64)>,
+        line: u64,
+        one_file: bool,
+    ) -> String {
+        let found = match (key, at) {
+            (_, Some(first)) => Some(first),
+            (GameKey::Seed(seed), None) => first_with_seed(files, *seed, line),
+            (GameKey::Round(..), None) => None,
+        };
+        match found {
+            Some((_, n)) if one_file => format!("line {n}"),
+            Some((file, n)) => format!("{} line {n}", files[file].display()),
+            // Seeds are kept as a set: the place is found by reading the
+            // files again, which a pipe (`<(zcat …)`) cannot be.
+            None => {
+                "an earlier line (the input cannot be read again to say which: a pipe?)".to_string()
+            }
         }
     }
 }
 
-/// The first file and line holding `seed` (for the duplicate message).
-fn first_with_seed(files: &[PathBuf], seed: u32) -> (String, u64) {
-    for path in files {
+/// The first file (index) and line holding `seed` before line `line` of the
+/// last of `files` (for the duplicate message).
+fn first_with_seed(files: &[PathBuf], seed: u32, line: u64) -> Option<(usize, u64)> {
+    let last = files.len().checked_sub(1)?;
+    for (i, path) in files.iter().enumerate() {
         let mut found = None;
-        let _ = for_each_record_or_none(path, |line, rec| {
+        let _ = for_each_record_or_none(path, |n, rec| {
+            if i == last && n >= line {
+                bail!("not before");
+            }
             if found.is_none() && record_seed(&rec).is_ok_and(|s| s == seed) {
-                found = Some(line);
+                found = Some(n);
                 bail!("found");
             }
             Ok(())
         });
-        if let Some(line) = found {
-            return (path.display().to_string(), line);
+        if let Some(n) = found {
+            return Some((i, n));
         }
     }
-    ("?".into(), 0)
+    None
 }
 
 /// Refuses a file given twice in `files`, also under another path to the
@@ -1281,9 +1321,9 @@ pub fn run_summary(args: &SummaryArgs) -> Result<()> {
             one_run.check(&shown, line, &rec)?;
             let key = GameKey::of(&rec, seed);
             if let Err(at) = seen.insert(&key, k, line) {
-                let (file, first) = seen.first(&args.files[..=k], &key, at);
+                let first = seen.first(&args.files[..=k], &key, at, line, false);
                 bail!(
-                    "{shown} line {line}: {key} already at {file} line {first}: a game counted twice (a file given twice or a repeated record)"
+                    "{shown} line {line}: {key} already at {first}: a game counted twice (a file given twice or a repeated record)"
                 );
             }
             games += 1;
@@ -1619,8 +1659,9 @@ pub fn run_compare(args: &CompareArgs) -> Result<()> {
         candidate_run.check(&cshown, line, &rec)?;
         let key = GameKey::of(&rec, seed);
         if let Err(at) = candidate_seen.insert(&key, 0, line) {
-            let (_, first) = candidate_seen.first(std::slice::from_ref(&args.candidate), &key, at);
-            bail!("{cshown} line {line}: {key} already at line {first}");
+            let first =
+                candidate_seen.first(std::slice::from_ref(&args.candidate), &key, at, line, true);
+            bail!("{cshown} line {line}: {key} already at {first}");
         }
         let Some((b, r)) = base.get_mut(&key).zip(base_run.as_ref()) else {
             unpaired_candidate += 1;
