@@ -322,8 +322,17 @@ fn summary_notes_an_incomplete_cohort() {
         err,
         "note: 6 of the cohort's 9 games (cohortGames) are here; missing seeds 0x00000004..0x00000006 (3 games)\n"
     );
-    let (_, err) = summary(&[&p(1), &p(2), &p(3)]);
+    // The JSON says it too (a pipeline reads no stderr), and which run.
+    assert_eq!(v["missingGames"], 3);
+    assert_eq!(v["cohortGames"], 9);
+    assert_eq!(v["cohortSeedStart"], "0x00000001");
+    assert_eq!(v["files"], serde_json::json!([s(&p(1)), s(&p(3))]));
+    assert_eq!(v["policy"], "random");
+    assert_eq!(v["table"], Value::Null);
+    assert_eq!(v["maxWork"], Value::Null);
+    let (v, err) = summary(&[&p(1), &p(2), &p(3)]);
     assert_eq!(err, "");
+    assert_eq!(v["missingGames"], 0);
     let all = dir.join("all.jsonl");
     ok(&["merge", s(&all), s(&p(1)), s(&p(2)), s(&p(3))]);
     assert_eq!(summary(&[&all]).1, "");

@@ -972,8 +972,7 @@ const MAX_GAPS_SHOWN: usize = 3;
 /// missing; `None` when every game is here or the records do not say.
 fn incomplete_note(seen: &SeedSet, reference: &GameRecord) -> Option<String> {
     let games = reference.cohort_games?;
-    let start = parse_hex(reference.cohort_seed_start.as_deref())?;
-    let gaps = seen.missing(start, games);
+    let gaps = cohort_gaps(seen, reference)?;
     if gaps.is_empty() {
         return None;
     }
@@ -1004,6 +1003,14 @@ fn incomplete_note(seen: &SeedSet, reference: &GameRecord) -> Option<String> {
         games.saturating_sub(absent),
         super::count(games, "game"),
     ))
+}
+
+/// The seed ranges of the cohort (`cohortSeedStart`, `cohortGames` of
+/// `reference`) that `seen` lacks; `None` when the records do not say.
+fn cohort_gaps(seen: &SeedSet, reference: &GameRecord) -> Option<Vec<(u64, u64)>> {
+    let games = reference.cohort_games?;
+    let start = parse_hex(reference.cohort_seed_start.as_deref())?;
+    Some(seen.missing(start, games))
 }
 
 /// Which game a record is of: a seed's, or a scripted round's (two rounds
@@ -1383,8 +1390,19 @@ pub fn run_summary(args: &SummaryArgs) -> Result<()> {
         plot_ecdf(plot, &cohort_name(&args.files), &score, &reference, ci)?;
     }
     if args.json {
+        // What a pipeline needs to tell a whole cohort from a part (the
+        // note above goes to stderr) and which run it is.
+        let missing = cohort_gaps(&seen.seeds, &reference)
+            .map(|gaps| gaps.iter().map(|(a, b)| b - a).sum::<u64>());
+        let files: Vec<String> = args.files.iter().map(|f| f.display().to_string()).collect();
         let v = json!({
+            "files": files,
             "games": games,
+            "cohortSeedStart": reference.cohort_seed_start,
+            "cohortGames": reference.cohort_games,
+            "missingGames": missing,
+            "table": reference.table,
+            "maxWork": reference.max_work,
             "censored": censored,
             "terminalReasons": reasons,
             "engineFailures": failures.map(|(n, g)| json!({"total": n, "games": g})),
