@@ -81,6 +81,39 @@ fn plot_and_merge_refuse_what_is_not_a_regular_file() {
         &["merge", "--force", s(&fifo), s(&c)],
         &["f.svg is not a regular file"],
     );
+    // A whole cohort (a merged file) among shards: said as such (it said
+    // "other shards are of 1").
+    let parts: Vec<PathBuf> = (1..=2)
+        .map(|i| {
+            let p = dir.join(format!("part{i}.jsonl"));
+            let sh = format!("{i}/2");
+            ok(&[
+                "play",
+                "--games",
+                "4",
+                "--shard",
+                &sh,
+                "--out",
+                s(&p),
+                "--quiet",
+            ]);
+            p
+        })
+        .collect();
+    let whole = dir.join("whole.jsonl");
+    ok(&["merge", s(&whole), s(&parts[0]), s(&parts[1])]);
+    let mixed = dir.join("mixed.jsonl");
+    fails(
+        &["merge", s(&mixed), s(&whole), s(&parts[0])],
+        &["part1.jsonl line 1 is shard 1/2 but an earlier file holds a whole cohort"],
+    );
+    fails(
+        &["merge", s(&mixed), s(&parts[0]), s(&whole)],
+        &[
+            "whole.jsonl line 1 holds a whole cohort",
+            "the files before it are shards of 2",
+        ],
+    );
     // A shard is read twice: a pipe as a shard is refused (it was read as
     // empty the second time), and so is OUT linked to a pipe.
     let merged = dir.join("m.jsonl");

@@ -383,6 +383,13 @@ pub fn run_merge(args: &MergeArgs) -> Result<()> {
             }
             match total_shards {
                 None => total_shards = Some(n),
+                // (A record without `shard` is of a whole cohort: 1/1.)
+                Some(1) if n != 1 => bail!(
+                    "{at} is shard {shard} but an earlier file holds a whole cohort (no shard field, or 1/1: a merged or unsharded run): merge joins the shards of one split"
+                ),
+                Some(m) if m != n && n == 1 => bail!(
+                    "{at} holds a whole cohort (no shard field, or 1/1: a merged or unsharded run) but the files before it are shards of {m}: merge joins the shards of one split"
+                ),
                 Some(m) if m != n => bail!(
                     "{at} is shard {shard} but other shards are of {m}: shards of different splits"
                 ),
