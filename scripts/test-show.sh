@@ -153,6 +153,24 @@ wait_for "move 2/40"
 tmux send-keys -t "$SESSION" q
 wait_for "VIEWER-EXITED 0"
 
+# SIGQUIT from outside restores the terminal too (exit 131).
+tmux kill-session -t "$SESSION"
+tmux new-session -d -s "$SESSION" -x 110 -y 30 "$BIN show --seed 4 --policy center; echo VIEWER-EXITED \$?; sleep 30"
+wait_for "seed 0x00000004, policy center"
+kill -QUIT "$(pgrep -P "$(tmux display -p -t "$SESSION" '#{pane_pid}')" drop7)"
+wait_for "VIEWER-EXITED 131"
+[ "$(tmux display -p -t "$SESSION" '#{alternate_on} #{cursor_flag}')" = "0 1" ] || fail "SIGQUIT left the terminal in the viewer's state"
+# The terminal goes away (a closed ssh session; here the whole tmux server):
+# the viewer ends (it once went on spinning on the closed terminal,
+# SIGTERM caught and never acted on). Last: the server is gone after it.
+tmux kill-session -t "$SESSION"
+tmux new-session -d -s "$SESSION" -x 110 -y 30 "$BIN show --seed 4 --policy center; sleep 30"
+wait_for "seed 0x00000004, policy center"
+viewer=$(pgrep -P "$(tmux display -p -t "$SESSION" '#{pane_pid}')" drop7) || fail "no viewer process"
+tmux kill-server
+for _ in $(seq 50); do kill -0 "$viewer" 2>/dev/null || break; sleep 0.1; done
+if kill -0 "$viewer" 2>/dev/null; then kill -9 "$viewer"; fail "the viewer outlived its terminal"; fi
+
 # Bad input: one clear error line, non-zero exit, no panic.
 echo '{"format":"drop7-recorded-game-v2"' > "$WORK/bad.json"
 if "$BIN" show "$WORK/bad.json" 2> "$WORK/err.txt"; then fail "bad tape accepted"; fi

@@ -485,7 +485,7 @@ fn summary_refuses_a_game_counted_twice() {
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(1), "{err}");
     assert!(
-        err.contains("c.jsonl line 1: seed 0x00000001 already at an earlier line (the input cannot be read again to say which: a pipe?)"),
+        err.contains("c.jsonl line 1: seed 0x00000001 already at an earlier line or file (a pipe among the inputs cannot be read again to say where)"),
         "{err}"
     );
 }

@@ -42,6 +42,11 @@ pub enum RecordError {
     /// `score` above [`MAX_SCORE`].
     #[error("bad score: {0} (expected at most 2^53 = 9007199254740992)")]
     Score(u64),
+    /// `cohortSeedStart` not spelled as `play` writes a seed.
+    #[error(
+        "bad cohortSeedStart {0:?}: expected \"0x\" and 8 lowercase hex digits (e.g. \"0x00000001\")"
+    )]
+    CohortSeedStart(String),
     /// `censored` disagrees with `terminalReason` (a game is censored
     /// exactly when the move cap stopped it).
     #[error(
@@ -149,6 +154,13 @@ pub fn parse_record_line(line: &str) -> Result<GameRecord, RecordError> {
     }
     if let Some(s) = &rec.shard {
         parse_shard(s).map_err(|_| RecordError::Shard(s.clone()))?;
+    }
+    // Spelled as `seed` is (see `record_seed`): `--resume` and `merge`
+    // compare it as written.
+    if let Some(start) = &rec.cohort_seed_start
+        && parse_seed(start).map(crate::formats::seed_hex).as_ref() != Ok(start)
+    {
+        return Err(RecordError::CohortSeedStart(start.clone()));
     }
     Ok(rec)
 }
@@ -473,6 +485,15 @@ mod tests {
                 e.starts_with("bad seed: ")
                     && e.contains("expected \"0x\" and 8 lowercase hex digits"),
                 "{other}: {e}"
+            );
+        }
+        // So is the cohort's first seed.
+        let rec = r#"{"seed":"0x00000001","policy":"center","driver":"headless","score":7,"moves":3,"levels":1,"clears":0,"reveals":0,"chainMaxDepth":1,"terminalReason":"blocked-rise","censored":false,"cohortSeedStart":"START","cohortGames":5}"#;
+        assert!(parse_record_line(&rec.replace("START", "0x00000001")).is_ok());
+        for other in ["0x1", "1", "0X00000001", "zzz"] {
+            assert_eq!(
+                parse_record_line(&rec.replace("START", other)),
+                Err(RecordError::CohortSeedStart(other.into()))
             );
         }
         // `censored` says whether the move cap stopped the game.

@@ -83,8 +83,10 @@ impl std::error::Error for TableError {}
 /// Bytes this process can still get (Linux): `MemAvailable` plus
 /// `SwapFree` from `/proc/meminfo`, at most what its cgroup's memory limit
 /// leaves (cgroup v2 `memory.max` − `memory.current`, v1
-/// `memory.limit_in_bytes` − `memory.usage_in_bytes`). `None` elsewhere or
-/// when `/proc/meminfo` cannot be read.
+/// `memory.limit_in_bytes` − `memory.usage_in_bytes`, the usage less the
+/// inactive page cache of `memory.stat`; the process's own cgroup only, not
+/// a limit set higher up). `None` elsewhere or when `/proc/meminfo` cannot
+/// be read.
 fn memory_left() -> Option<usize> {
     #[cfg(target_os = "linux")]
     {
@@ -122,13 +124,19 @@ fn cgroup_memory_left() -> Option<u64> {
             continue;
         };
         let path = path.trim_end_matches('/');
-        let (root, limit, usage) = if controllers.is_empty() {
-            ("/sys/fs/cgroup", "memory.max", "memory.current")
+        let (root, limit, usage, inactive) = if controllers.is_empty() {
+            (
+                "/sys/fs/cgroup",
+                "memory.max",
+                "memory.current",
+                "inactive_file",
+            )
         } else if controllers.split(',').any(|c| c == "memory") {
             (
                 "/sys/fs/cgroup/memory",
                 "memory.limit_in_bytes",
                 "memory.usage_in_bytes",
+                "total_inactive_file",
             )
         } else {
             continue;
@@ -139,7 +147,19 @@ fn cgroup_memory_left() -> Option<u64> {
                 number(&format!("{dir}/{limit}")),
                 number(&format!("{dir}/{usage}")),
             ) {
-                return Some(max.saturating_sub(used));
+                // The usage counts the page cache; its inactive part is
+                // reclaimed before the OOM killer acts (as `free` and
+                // container tools count it).
+                let reclaimable = std::fs::read_to_string(format!("{dir}/memory.stat"))
+                    .ok()
+                    .and_then(|stat| {
+                        stat.lines().find_map(|l| {
+                            let (k, v) = l.split_once(' ')?;
+                            (k == inactive).then(|| v.trim().parse::<u64>().ok())?
+                        })
+                    })
+                    .unwrap_or(0);
+                return Some(max.saturating_sub(used.saturating_sub(reclaimable)));
             }
             if std::path::Path::new(&format!("{dir}/{limit}")).exists() {
                 break;

@@ -1103,9 +1103,8 @@ impl GamesSeen {
             Some((file, n)) => format!("{} line {n}", files[file].display()),
             // Seeds are kept as a set: the place is found by reading the
             // files again, which a pipe (`<(zcat …)`) cannot be.
-            None => {
-                "an earlier line (the input cannot be read again to say which: a pipe?)".to_string()
-            }
+            None => "an earlier line or file (a pipe among the inputs cannot be read again to say where)"
+                .to_string(),
         }
     }
 }
@@ -1115,6 +1114,11 @@ impl GamesSeen {
 fn first_with_seed(files: &[PathBuf], seed: u32, line: u64) -> Option<(usize, u64)> {
     let last = files.len().checked_sub(1)?;
     for (i, path) in files.iter().enumerate() {
+        // A pipe cannot be read again (and opening a named one whose writer
+        // is gone would wait for ever): the place stays unsaid.
+        if !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
+            continue;
+        }
         let mut found = None;
         let _ = for_each_record_or_none(path, |n, rec| {
             if i == last && n >= line {

@@ -711,24 +711,46 @@ fn interactive(title: &str, frames: &[Frame], speed: Duration, wave: Duration) -
 /// How often the viewer looks for a signal (see [`viewer_signals`]).
 const SIGNAL_CHECK: Duration = Duration::from_millis(100);
 
-/// The signal (SIGTERM, SIGHUP or SIGINT from outside: in raw mode Ctrl-C is
-/// a key) that asked the viewer to end, 0 while none has. Caught so that the
-/// viewer restores the terminal first (a `kill`, a closed ssh session or
-/// `timeout` left it raw, in the alternate screen, the cursor hidden), then
-/// exits with 128 + its number. SIGHUP left ignored (`nohup`) stays so.
+/// How long after a signal the watcher thread waits for the viewer to end
+/// by itself before it restores the terminal and exits (see
+/// [`viewer_signals`]).
+const SIGNAL_GRACE: Duration = Duration::from_millis(400);
+
+/// The signal (SIGTERM, SIGHUP, SIGINT or SIGQUIT from outside: in raw mode
+/// Ctrl-C and Ctrl-\ are keys) that asked the viewer to end, 0 while none
+/// has. Caught so that the terminal is restored first (a `kill`, `timeout`
+/// or a closed ssh session left it raw, in the alternate screen, the
+/// cursor hidden); the exit status is 128 + its number. SIGHUP left ignored
+/// (`nohup`) stays so.
 type ViewerSignal = std::sync::Arc<std::sync::atomic::AtomicUsize>;
 
+/// Starts a thread that takes those signals: it sets the flag the viewer's
+/// loop checks, and if the viewer has not ended [`SIGNAL_GRACE`] later (a
+/// terminal that is gone leaves the key reader spinning on end of file,
+/// never back in the loop) it restores what it can of the terminal and
+/// exits itself.
 #[cfg(unix)]
 fn viewer_signals() -> Result<ViewerSignal> {
-    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+    use signal_hook::consts::{SIGHUP, SIGINT, SIGQUIT, SIGTERM};
     let which = ViewerSignal::default();
-    for sig in [SIGTERM, SIGHUP, SIGINT] {
-        if sig == SIGHUP && super::d7p::signal_ignored(sig) {
-            continue;
+    let caught: Vec<i32> = [SIGTERM, SIGHUP, SIGINT, SIGQUIT]
+        .into_iter()
+        .filter(|&sig| !(sig == SIGHUP && super::d7p::signal_ignored(sig)))
+        .collect();
+    let mut signals =
+        signal_hook::iterator::Signals::new(&caught).context("installing signal handlers")?;
+    let flag = which.clone();
+    std::thread::spawn(move || {
+        if let Some(sig) = signals.forever().next() {
+            flag.store(sig as usize, std::sync::atomic::Ordering::SeqCst);
+            std::thread::sleep(SIGNAL_GRACE);
+            ratatui::restore();
+            if let Some(e) = interrupted_by(&flag) {
+                eprintln!("error: {e}");
+                std::process::exit(i32::from(e.status));
+            }
         }
-        signal_hook::flag::register_usize(sig, which.clone(), sig as usize)
-            .context("installing signal handlers")?;
-    }
+    });
     Ok(which)
 }
 
@@ -748,6 +770,7 @@ fn interrupted_by(signal: &ViewerSignal) -> Option<super::ExitWith> {
     let name = match sig as i32 {
         signal_hook::consts::SIGHUP => "SIGHUP",
         signal_hook::consts::SIGINT => "SIGINT",
+        signal_hook::consts::SIGQUIT => "SIGQUIT",
         _ => "SIGTERM",
     };
     #[cfg(not(unix))]
