@@ -488,6 +488,41 @@ fn summary_refuses_a_game_counted_twice() {
         err.contains("c.jsonl line 1: seed 0x00000001 already at an earlier line or file (a pipe among the inputs cannot be read again to say where)"),
         "{err}"
     );
+    // A named pipe is not opened again either (that waited for ever for a
+    // writer). A hang guard, not a timing check: 60 s.
+    let fifo = dir.join("dup.fifo");
+    assert!(
+        Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
+    let writer = {
+        let (fifo, text) = (fifo.clone(), format!("{text}{first}\n"));
+        std::thread::spawn(move || std::fs::write(fifo, text))
+    };
+    let mut child = Command::new(env!("CARGO_BIN_EXE_drop7"))
+        .args(["summary", s(&fifo)])
+        .stderr(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let t = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if t.elapsed() > std::time::Duration::from_secs(60) {
+            let _ = child.kill();
+            panic!("summary of a named pipe with a repeated game did not end");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    writer.join().unwrap().unwrap();
+    let o = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("dup.fifo line 5: seed 0x00000001 already at an earlier line or file"),
+        "{err}"
+    );
 }
 
 #[test]
