@@ -746,7 +746,9 @@ fn viewer_signals() -> Result<ViewerSignal> {
             std::thread::sleep(SIGNAL_GRACE);
             ratatui::restore();
             if let Some(e) = interrupted_by(&flag) {
-                eprintln!("error: {e}");
+                // Not `eprintln!`, which panics when stderr is a terminal
+                // that is gone: this thread must reach the exit.
+                let _ = writeln!(io::stderr(), "error: {e}");
                 std::process::exit(i32::from(e.status));
             }
         }
