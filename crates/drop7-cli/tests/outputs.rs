@@ -28,6 +28,11 @@ fn scratch(name: &str) -> PathBuf {
     common::scratch_in("outputs", name)
 }
 
+/// Makes a FIFO at `path` (with `mkfifo`).
+fn mkfifo(path: &Path) {
+    assert!(Command::new("mkfifo").arg(path).status().unwrap().success());
+}
+
 fn cohort(dir: &Path) -> PathBuf {
     let f = dir.join("c.jsonl");
     ok(&["play", "--games", "4", "--policy", "random", "--out", s(&f)]);
@@ -66,13 +71,7 @@ fn plot_and_merge_refuse_what_is_not_a_regular_file() {
     assert!(d.is_dir());
     // A FIFO stays a FIFO (no reader: opening it would block).
     let fifo = dir.join("f.svg");
-    assert!(
-        Command::new("mkfifo")
-            .arg(&fifo)
-            .status()
-            .unwrap()
-            .success()
-    );
+    mkfifo(&fifo);
     fails(
         &["compare", s(&c), s(&copy_of(&c)), "--plot", s(&fifo)],
         &["f.svg is not a regular file"],
@@ -491,13 +490,7 @@ fn summary_refuses_a_game_counted_twice() {
     // A named pipe is not opened again either (that waited for ever for a
     // writer). A hang guard, not a timing check: 60 s.
     let fifo = dir.join("dup.fifo");
-    assert!(
-        Command::new("mkfifo")
-            .arg(&fifo)
-            .status()
-            .unwrap()
-            .success()
-    );
+    mkfifo(&fifo);
     let writer = {
         let (fifo, text) = (fifo.clone(), format!("{text}{first}\n"));
         std::thread::spawn(move || std::fs::write(fifo, text))
@@ -634,10 +627,7 @@ fn outputs_do_not_replace_other_data_or_a_locked_file() {
 fn fifos_without_a_reader_are_refused() {
     let dir = scratch("fifo-out");
     let fifo = dir.join("records.jsonl");
-    let mk = |p: &Path| {
-        assert!(Command::new("mkfifo").arg(p).status().unwrap().success());
-    };
-    mk(&fifo);
+    mkfifo(&fifo);
     fails(
         &["play", "--games", "2", "--out", s(&fifo)],
         &["--out", "records.jsonl is a FIFO with no reader"],
@@ -661,7 +651,7 @@ fn fifos_without_a_reader_are_refused() {
     assert_eq!(reader.join().unwrap().lines().count(), 2);
     let tapes = dir.join("tapes");
     std::fs::create_dir(&tapes).unwrap();
-    mk(&tapes.join("0x00000001.tape.json"));
+    mkfifo(&tapes.join("0x00000001.tape.json"));
     for force in [false, true] {
         let mut args = vec!["play", "--games", "1", "--tapes", s(&tapes)];
         if force {

@@ -943,14 +943,9 @@ static GAVE_UP: AtomicBool = AtomicBool::new(false);
 /// signal's number, as an interrupted run does.
 #[cfg(unix)]
 fn interrupted() -> Option<super::ExitWith> {
-    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
     let sig = groups::SIGNAL.load(Ordering::SeqCst);
-    let name = match sig {
-        SIGINT => "SIGINT",
-        SIGTERM => "SIGTERM",
-        SIGHUP => "SIGHUP",
-        _ => return None,
-    };
+    // (Only SIGINT, SIGTERM and SIGHUP are recorded there; 0 is none.)
+    let name = super::signal_name(sig)?;
     Some(super::ExitWith {
         status: 128 + sig as u8,
         message: format!("interrupted by {name} while starting the d7p engine: no game was played"),

@@ -123,6 +123,20 @@ pub fn hides_text(c: char) -> bool {
         )
 }
 
+/// The name of a signal drop7 catches (SIGHUP, SIGINT, SIGQUIT, SIGTERM);
+/// `None` for any other number.
+#[cfg(unix)]
+pub fn signal_name(sig: i32) -> Option<&'static str> {
+    use signal_hook::consts::{SIGHUP, SIGINT, SIGQUIT, SIGTERM};
+    match sig {
+        SIGHUP => Some("SIGHUP"),
+        SIGINT => Some("SIGINT"),
+        SIGQUIT => Some("SIGQUIT"),
+        SIGTERM => Some("SIGTERM"),
+        _ => None,
+    }
+}
+
 /// Whether `tail`, the bytes after a file's last newline, is what an
 /// interrupted write of lines beginning with `start` leaves: the start of
 /// such a line (possibly empty), then any number of zero bytes (a host that

@@ -768,13 +768,9 @@ fn interrupted_by(signal: &ViewerSignal) -> Option<super::ExitWith> {
     if sig == 0 {
         return None;
     }
+    // (Only the four of `viewer_signals` are ever set.)
     #[cfg(unix)]
-    let name = match sig as i32 {
-        signal_hook::consts::SIGHUP => "SIGHUP",
-        signal_hook::consts::SIGINT => "SIGINT",
-        signal_hook::consts::SIGQUIT => "SIGQUIT",
-        _ => "SIGTERM",
-    };
+    let name = super::signal_name(sig as i32).unwrap_or("a signal");
     #[cfg(not(unix))]
     let name = "a signal";
     Some(super::ExitWith {
