@@ -1016,6 +1016,11 @@ fn _restore_vector(state: &Bound<'_, PyAny>) -> PyResult<VectorCore> {
                 kind.as_str()
             )));
         }
+        if g.inner.is_over() && !pending_reset[i] {
+            return Err(value_error(format!(
+                "VectorCore state game {i} is over but pending_reset[{i}] is False (a finished game is always marked for reset)"
+            )));
+        }
         games.push(g.inner);
         terminal.push(g.terminal);
     }
@@ -1359,8 +1364,9 @@ fn play_json(
         ..fair
     };
     // The games run on a thread of their own, without the GIL; this thread
-    // checks for signals (Ctrl-C) every 50 ms and stops the run on one.
-    let stop = AtomicBool::new(false);
+    // checks for signals (Ctrl-C) every 50 ms and stops the run on one (a
+    // fair decision in progress too: it is cut short).
+    let stop = Arc::new(AtomicBool::new(false));
     let ctl = RunControl {
         detail: true,
         stop: Some(&stop),
@@ -1369,6 +1375,11 @@ fn play_json(
     std::thread::scope(|scope| -> PyResult<()> {
         let run = scope.spawn(|| {
             drop7::with_gravity!(path, |g| drop7::with_builtin_policy!(name, fair, |make| {
+                let make = || {
+                    let mut p = make();
+                    drop7::runner::Policy::set_interrupt_flag(&mut p, Some(Arc::clone(&stop)));
+                    p
+                };
                 run_seeds_with(PackedEngine(g), make, &list, &cfg, &ctl, |mut rec| {
                     stamp_record(&mut rec, &template);
                     recs.push(rec);
@@ -1584,6 +1595,27 @@ impl VectorCore {
             if !g.board().is_legal(a as usize) {
                 return Err(value_error(format!(
                     "actions[{i}] = {a}: column {a} of env {i} is full (see info[\"action_mask\"][{i}])"
+                )));
+            }
+            // Only a restored state can reach these (a finished game is
+            // always marked for reset): refused as `Game.step` refuses them.
+            if g.is_over() {
+                return Err(value_error(format!(
+                    "env {i}: the game is over but not marked for reset; reset the env"
+                )));
+            }
+            let st = g.state();
+            if st.moves_played == u32::MAX
+                || st.level == u32::MAX
+                || st.score > MAX_SCORE_BEFORE_MOVE
+            {
+                return Err(value_error(format!(
+                    "env {i}: the game's counters are at their limit (moves_played {}, level {}; at most {}; score {}, at most {}); reset the env",
+                    st.moves_played,
+                    st.level,
+                    u32::MAX,
+                    st.score,
+                    MAX_SCORE_BEFORE_MOVE
                 )));
             }
         }

@@ -334,3 +334,36 @@ def test_vector_state_errors_name_the_field():
             _restore_vector(st)
     with pytest.raises(TypeError, match="must be a tuple"):
         _restore_vector([1])
+
+
+def test_vector_state_of_a_finished_game_not_marked_for_reset_is_refused():
+    """A finished game always waits for its autoreset; a state that says
+    otherwise (hand-made or corrupt) is refused on load, not a panic in
+    `step` after other envs moved."""
+    from drop7._drop7 import _restore_vector
+
+    g = drop7.Game(1)
+    while not g.game_over:
+        g.step(g.legal_columns[0])
+    finished = g.__reduce__()[1][0]
+    fresh = drop7.Game(2).__reduce__()[1][0]
+    with pytest.raises(ValueError, match=r"game 1 is over but pending_reset\[1\] is False"):
+        _restore_vector((1, "headless", 2000, 10, [False, False], [fresh, finished]))
+    core = _restore_vector((1, "headless", 2000, 10, [False, True], [fresh, finished]))
+    core.step(np.array([3, 1]))
+
+
+@pytest.mark.parametrize("field,value", [(4, 2**64 - 1), (5, 2**32 - 1), (6, 2**32 - 1)])
+def test_vector_step_refuses_counters_at_their_limit(field, value):
+    """As `Game.step` does: a restored game whose score, level or
+    moves_played cannot count on is refused before any env moves."""
+    from drop7._drop7 import _restore_vector
+
+    fresh = drop7.Game(2).__reduce__()[1][0]
+    limit = list(drop7.Game(3).__reduce__()[1][0])
+    limit[field] = value
+    core = _restore_vector((1, "headless", 2**32 - 1, 10, [False, False], [fresh, tuple(limit)]))
+    before = core.moves_played.copy()
+    with pytest.raises(ValueError, match=r"env 1: the game's counters are at their limit"):
+        core.step(np.array([3, 3]))
+    assert (core.moves_played == before).all()

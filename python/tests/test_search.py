@@ -149,6 +149,9 @@ def test_bad_positions_and_options():
 @pytest.mark.parametrize("call", [
     "drop7.decide(drop7.Game(1), depth=8, strata=32)",
     "drop7.play('fair:d4s7', range(1, 50), threads=2)",
+    # One decision of hours, on one thread and split over two: cut short.
+    "drop7.play('fair:d8s7', [1], threads=1)",
+    "drop7.play('fair:d8s7', [1], threads=2)",
 ])
 def test_sigint_interrupts_long_calls(call):
     """A real SIGINT (Ctrl-C) to a process busy in a long call raises

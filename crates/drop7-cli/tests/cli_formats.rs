@@ -717,7 +717,8 @@ fn d7p_session(args: &[&str], input: &str, stdout: Stdio) -> (Option<i32>, Strin
 
 /// `quit` is handled in its turn: every command read before it is answered
 /// (handshake, `readyok`, errors); only a search pending when `quit` is read
-/// (a `go` not yet answered) stops without a `bestmove`.
+/// (a `go` not yet answered, and not stopped by a `stop` read before it)
+/// stops without a `bestmove`.
 #[test]
 fn d7p_quit_answers_what_came_before() {
     let (code, out, _) = d7p_session(&[], "d7p\nisready\nquit\nisready\n", Stdio::piped());
@@ -746,6 +747,25 @@ fn d7p_quit_answers_what_came_before() {
     assert_eq!(code, Some(0));
     assert!(out.contains("d7pok\n"), "{out}");
     assert!(!out.contains("bestmove"), "{out}");
+    // A search stopped by a `stop` read before the `quit` answers (as a
+    // `stop` promises); a search after that `stop` is cut off by the quit.
+    for (input, answers) in [
+        ("go\nstop\nquit\n", 1),
+        ("go\nstop\ngo\nquit\n", 1),
+        ("go\nstop\ngo\nstop\nquit\n", 2),
+    ] {
+        let (code, out, _) = d7p_session(
+            &["--policy", "fair:d8s32", "--table", "none"],
+            &format!("position startpos next 4 rise 5\n{input}"),
+            Stdio::piped(),
+        );
+        assert_eq!(code, Some(0));
+        assert_eq!(
+            out.matches("bestmove ").count(),
+            answers,
+            "{input:?}: {out}"
+        );
+    }
     // A `go` before any position is an error line, not a search: a `quit`
     // read right after it hides nothing (its error is written), and a later
     // search pending at `quit` stops without hiding that error either.

@@ -594,6 +594,40 @@ fn a_long_play_stops_on_sigint_and_sigterm() {
     }
 }
 
+/// SIGTERM or SIGINT to a `play` (and a `play --round` run) in the middle of
+/// a fair decision that would take hours (depth 8, 7 strata; one thread,
+/// and two threads splitting the decision): the signal cuts the decision
+/// short (before, `play` waited for the decision to end), the game is
+/// abandoned and nothing is written.
+#[test]
+fn a_signal_cuts_a_long_play_decision_short() {
+    let dir = scratch("sigdecision");
+    let round = common::data_path("rounds/gauntlet-01.json");
+    let cases: [(&str, i32, &[&str]); 4] = [
+        ("TERM", 143, &["--games", "1", "--threads", "1"]),
+        ("INT", 130, &["--games", "1", "--threads", "2"]),
+        (
+            "TERM",
+            143,
+            &["--seed-start", "1", "--games", "2", "--threads", "2"],
+        ),
+        ("TERM", 143, &["--round", s(&round), "--threads", "1"]),
+    ];
+    for (k, (sig, code, extra)) in cases.into_iter().enumerate() {
+        let out = dir.join(format!("out{k}.jsonl"));
+        let mut a = vec!["play", "--policy", "fair:d8s7", "--out", s(&out)];
+        a.extend(extra);
+        let child = spawn(&a);
+        std::thread::sleep(Duration::from_millis(1500));
+        signal(&child, sig);
+        let o = finish(child);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(code), "{a:?} SIG{sig}: {err}");
+        assert!(err.contains(&format!("interrupted by SIG{sig}")), "{err}");
+        assert_eq!(read(&out), "", "{a:?}");
+    }
+}
+
 /// SIGINT (Ctrl-C) or SIGTERM of a long `decide` (depth 6, 7 strata: minutes
 /// of work) ends it at once with 130/143 and one line saying so.
 #[test]
@@ -948,7 +982,7 @@ fn a_table_too_large_for_memory_is_an_error() {
             err.starts_with(&format!("error: --table: transposition table {table} needs "))
                 && err.contains(" MiB (1024 copies, one per worker: ")
                 && err.contains(" MiB in all): more than the ")
-                && err.contains(" MiB of memory left (available memory and swap, within the memory limit of the process's cgroup) (out of memory; try a smaller --table or fewer --threads)"),
+                && err.contains(" MiB of memory left (available memory and swap, within the memory limits of the process's cgroups) (out of memory; try a smaller --table or fewer --threads)"),
             "{err}"
         );
     }

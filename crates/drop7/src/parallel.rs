@@ -465,4 +465,7 @@ where
     fn last_search(&self) -> Option<crate::search::SearchStats> {
         Some(self.last)
     }
+    fn set_interrupt_flag(&mut self, flag: Option<Arc<std::sync::atomic::AtomicBool>>) {
+        self.set_interrupt(flag);
+    }
 }

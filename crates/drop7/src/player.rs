@@ -300,6 +300,9 @@ impl<L: Leaf, T: Table, G: Gravity> Policy for FairPolicy<L, T, G> {
     fn last_search(&self) -> Option<crate::search::SearchStats> {
         Some(self.last)
     }
+    fn set_interrupt_flag(&mut self, flag: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>) {
+        self.search.set_interrupt(flag);
+    }
 }
 
 #[cfg(test)]

@@ -177,6 +177,15 @@ pub trait Policy {
     fn choose_in<G: EngineGame>(&mut self, game: &G) -> Option<usize> {
         self.choose(&game.position())
     }
+
+    /// Installs (or removes) a flag that, once set (e.g. by a signal
+    /// handler), cuts a [`Policy::choose`] in progress short; its answer
+    /// must then not be played (the game loops abandon the game when their
+    /// stop flag is the same). The fair policies hand it to their search
+    /// ([`crate::search::FairSearch::set_interrupt`]: polled every few
+    /// thousand work units, nothing else changes); the default ignores it
+    /// (the other policies choose in microseconds).
+    fn set_interrupt_flag(&mut self, _flag: Option<std::sync::Arc<AtomicBool>>) {}
 }
 
 /// The center policy (rules.md §10).

@@ -69,7 +69,7 @@ impl fmt::Display for TableError {
             Some(left) => write!(
                 f,
                 ": more than the {} MiB of memory left (available memory and swap, within the \
-                 memory limit of the process's cgroup)",
+                 memory limits of the process's cgroups)",
                 left / (1 << 20)
             )?,
             None => f.write_str(": cannot allocate it")?,
@@ -84,9 +84,9 @@ impl std::error::Error for TableError {}
 /// `SwapFree` from `/proc/meminfo`, at most what its cgroup's memory limit
 /// leaves (cgroup v2 `memory.max` − `memory.current`, v1
 /// `memory.limit_in_bytes` − `memory.usage_in_bytes`, the usage less the
-/// inactive page cache of `memory.stat`; the process's own cgroup only, not
-/// a limit set higher up). `None` elsewhere or when `/proc/meminfo` cannot
-/// be read.
+/// inactive page cache of `memory.stat`; the least over the process's own
+/// cgroup and those above it). `None` elsewhere or when `/proc/meminfo`
+/// cannot be read.
 fn memory_left() -> Option<usize> {
     #[cfg(target_os = "linux")]
     {
@@ -110,30 +110,45 @@ fn memory_left() -> Option<usize> {
     None
 }
 
-/// What the memory limit of this process's cgroup leaves, if it has one
-/// (see [`memory_left`]): the cgroup's own directory if it is mounted where
-/// `/proc/self/cgroup` says, else the mount's root (a container's view).
+/// What the memory limits of this process's cgroup and of the cgroups
+/// above it leave (see [`memory_left`]).
 #[cfg(target_os = "linux")]
 fn cgroup_memory_left() -> Option<u64> {
-    let number = |p: &str| std::fs::read_to_string(p).ok()?.trim().parse::<u64>().ok();
     let cgroups = std::fs::read_to_string("/proc/self/cgroup").ok()?;
+    cgroup_memory_left_in(
+        &cgroups,
+        std::path::Path::new("/sys/fs/cgroup"),
+        std::path::Path::new("/sys/fs/cgroup/memory"),
+    )
+}
+
+/// [`cgroup_memory_left`] from the text of `/proc/self/cgroup` and the
+/// mount points of the cgroup v2 hierarchy and of the v1 memory
+/// controller: the least that any limit leaves, over the process's own
+/// cgroup and each cgroup above it (a Slurm job's limit sits a few levels
+/// above its task's cgroup), where that directory is mounted; if the own
+/// directory is not there, the mount's root (a container's view of its
+/// own cgroup). `None` if no limit is found ("max" or a v1 limit as large
+/// as memory are limits that leave more than memory does).
+#[cfg(target_os = "linux")]
+fn cgroup_memory_left_in(
+    cgroups: &str,
+    v2_root: &std::path::Path,
+    v1_root: &std::path::Path,
+) -> Option<u64> {
+    let number = |p: &std::path::Path| std::fs::read_to_string(p).ok()?.trim().parse::<u64>().ok();
+    let mut least: Option<u64> = None;
     for line in cgroups.lines() {
         let mut parts = line.splitn(3, ':');
         let (Some(_), Some(controllers), Some(path)) = (parts.next(), parts.next(), parts.next())
         else {
             continue;
         };
-        let path = path.trim_end_matches('/');
         let (root, limit, usage, inactive) = if controllers.is_empty() {
-            (
-                "/sys/fs/cgroup",
-                "memory.max",
-                "memory.current",
-                "inactive_file",
-            )
+            (v2_root, "memory.max", "memory.current", "inactive_file")
         } else if controllers.split(',').any(|c| c == "memory") {
             (
-                "/sys/fs/cgroup/memory",
+                v1_root,
                 "memory.limit_in_bytes",
                 "memory.usage_in_bytes",
                 "total_inactive_file",
@@ -141,32 +156,42 @@ fn cgroup_memory_left() -> Option<u64> {
         } else {
             continue;
         };
-        for dir in [format!("{root}{path}"), root.to_string()] {
+        // The own directory (a relative path below the root; `..` would
+        // climb out of it) and its ancestors up to the root, else the
+        // root alone.
+        let relative = path.trim_matches('/');
+        let own = root.join(relative);
+        let dirs: Vec<&std::path::Path> = if !relative.split('/').any(|c| c == "..") && own.is_dir()
+        {
+            own.ancestors()
+                .take_while(|d| d.starts_with(root))
+                .collect()
+        } else {
+            vec![root]
+        };
+        for dir in dirs {
             // "max" (no limit) does not parse: no limit here.
-            if let (Some(max), Some(used)) = (
-                number(&format!("{dir}/{limit}")),
-                number(&format!("{dir}/{usage}")),
-            ) {
-                // The usage counts the page cache; its inactive part is
-                // reclaimed before the OOM killer acts (as `free` and
-                // container tools count it).
-                let reclaimable = std::fs::read_to_string(format!("{dir}/memory.stat"))
-                    .ok()
-                    .and_then(|stat| {
-                        stat.lines().find_map(|l| {
-                            let (k, v) = l.split_once(' ')?;
-                            (k == inactive).then(|| v.trim().parse::<u64>().ok())?
-                        })
+            let (Some(max), Some(used)) = (number(&dir.join(limit)), number(&dir.join(usage)))
+            else {
+                continue;
+            };
+            // The usage counts the page cache; its inactive part is
+            // reclaimed before the OOM killer acts (as `free` and
+            // container tools count it).
+            let reclaimable = std::fs::read_to_string(dir.join("memory.stat"))
+                .ok()
+                .and_then(|stat| {
+                    stat.lines().find_map(|l| {
+                        let (k, v) = l.split_once(' ')?;
+                        (k == inactive).then(|| v.trim().parse::<u64>().ok())?
                     })
-                    .unwrap_or(0);
-                return Some(max.saturating_sub(used.saturating_sub(reclaimable)));
-            }
-            if std::path::Path::new(&format!("{dir}/{limit}")).exists() {
-                break;
-            }
+                })
+                .unwrap_or(0);
+            let left = max.saturating_sub(used.saturating_sub(reclaimable));
+            least = Some(least.map_or(left, |l| l.min(left)));
         }
     }
-    None
+    least
 }
 
 /// Allocations from which [`try_filled`] and [`TablePool::try_new`] check
@@ -1180,5 +1205,79 @@ mod tests {
         assert_eq!(t.probe(&key(2, 1)), None);
         assert_eq!(t.probe(&key(3, 2)), Some(3.0));
         assert_eq!((t.entries(), t.evictions()), (2, 1));
+    }
+
+    /// A fake cgroup tree: a limit two levels above the process's cgroup
+    /// counts (a Slurm job's), the least of several wins, the inactive
+    /// page cache counts as free, "max" is no limit, and a cgroup path that
+    /// is not mounted falls back to the mount's root.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn cgroup_limits_above_the_own_cgroup_count() {
+        let base = std::env::temp_dir().join(format!("drop7-cgroup-{}", std::process::id()));
+        let v2 = base.join("v2");
+        let v1 = base.join("v1");
+        let write = |dir: &std::path::Path, files: &[(&str, &str)]| {
+            std::fs::create_dir_all(dir).unwrap();
+            for (name, text) in files {
+                std::fs::write(dir.join(name), text).unwrap();
+            }
+        };
+        const G: u64 = 1 << 30;
+        write(&v2, &[("memory.stat", "inactive_file 0\n")]);
+        write(
+            &v2.join("job_7"),
+            &[
+                ("memory.max", &format!("{}\n", 8 * G)),
+                ("memory.current", &format!("{}\n", 3 * G)),
+                ("memory.stat", &format!("anon 1\ninactive_file {}\n", G)),
+            ],
+        );
+        write(
+            &v2.join("job_7/step_0"),
+            &[("memory.max", "max\n"), ("memory.current", "5\n")],
+        );
+        write(
+            &v2.join("job_7/step_0/task_0"),
+            &[("memory.max", "max\n"), ("memory.current", "5\n")],
+        );
+        let v2_left = |cgroups: &str| cgroup_memory_left_in(cgroups, &v2, &v1);
+        // 8 GiB − (3 GiB − 1 GiB of inactive cache).
+        assert_eq!(v2_left("0::/job_7/step_0/task_0\n"), Some(6 * G));
+        assert_eq!(v2_left("0::/job_7\n"), Some(6 * G));
+        // A tighter limit below wins.
+        write(
+            &v2.join("job_7/step_0"),
+            &[
+                ("memory.max", &format!("{}\n", 2 * G)),
+                ("memory.current", &format!("{G}\n")),
+            ],
+        );
+        assert_eq!(v2_left("0::/job_7/step_0/task_0\n"), Some(G));
+        // Not mounted here (a container's view): the mount's root, which
+        // has no limit.
+        assert_eq!(v2_left("0::/elsewhere/x\n"), None);
+        assert_eq!(v2_left("0::/../job_7\n"), None);
+        // cgroup v1: the memory controller's line only.
+        write(
+            &v1.join("slurm/uid_0/job_9"),
+            &[
+                ("memory.limit_in_bytes", &format!("{}\n", 4 * G)),
+                ("memory.usage_in_bytes", &format!("{G}\n")),
+            ],
+        );
+        write(
+            &v1.join("slurm/uid_0/job_9/step_batch"),
+            &[
+                ("memory.limit_in_bytes", "9223372036854771712\n"),
+                ("memory.usage_in_bytes", "5\n"),
+            ],
+        );
+        assert_eq!(
+            v2_left("12:cpu,cpuacct:/slurm\n4:memory:/slurm/uid_0/job_9/step_batch\n"),
+            Some(3 * G)
+        );
+        assert_eq!(v2_left("12:cpu,cpuacct:/slurm/uid_0/job_9\n"), None);
+        std::fs::remove_dir_all(&base).unwrap();
     }
 }

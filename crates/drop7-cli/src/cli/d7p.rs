@@ -131,9 +131,11 @@ struct OutState {
     /// The searches numbered up to this one are stopped: a `stop` was read
     /// while they were pending.
     stop_through: u64,
-    /// `quit` was read while a `go` was unanswered: that search ends without
-    /// a `bestmove` and the session ends there.
-    quitting: bool,
+    /// `quit` was read while a `go` not stopped by a `stop` was unanswered:
+    /// the searches numbered above this one end without a `bestmove` and
+    /// the session ends at the first of them (those up to it, stopped by a
+    /// `stop` read before the `quit`, answer as a `stop` promises).
+    quit_after: Option<u64>,
 }
 
 impl Out {
@@ -148,14 +150,15 @@ impl Out {
         );
     }
 
-    /// Writes the answer of a `go` and counts it answered; `false` (nothing
-    /// written) when a `quit` came first. The count drops before the write:
-    /// a `stop` or `quit` read after that finds no search pending (the
-    /// search is over; its answer follows, as for any command before them).
-    fn answer(&self, text: &str) -> bool {
+    /// Writes the answer of the `go` numbered `search` and counts it
+    /// answered; `false` (nothing written) when a `quit` cut it off (see
+    /// [`OutState::quit_after`]). The count drops before the write: a
+    /// `stop` or `quit` read after that finds no search pending (the search
+    /// is over; its answer follows, as for any command before them).
+    fn answer(&self, search: u64, text: &str) -> bool {
         {
             let mut g = self.lock();
-            if g.quitting {
+            if g.quit_after.is_some_and(|q| search > q) {
                 return false;
             }
             g.unanswered = g.unanswered.saturating_sub(1);
@@ -210,11 +213,13 @@ fn reader(tx: SyncSender<Line>, stop: Arc<AtomicBool>, out: Out) {
                 match command {
                     Ok(D7pCommand::Quit) => {
                         let mut g = out.lock();
-                        if g.unanswered > 0 {
+                        if g.unanswered > 0 && g.stop_through < g.gos_read {
                             // During a search (a `go` read, its `bestmove`
-                            // not yet written): the search stops now and
-                            // is not answered; the commands before it are.
-                            g.quitting = true;
+                            // not yet written) that no `stop` stopped: it
+                            // stops now and is not answered; the commands
+                            // before it are (a search a `stop` stopped
+                            // answers, as a `stop` promises).
+                            g.quit_after = Some(g.stop_through);
                             stop.store(true, Ordering::SeqCst);
                         }
                     }
@@ -423,7 +428,7 @@ fn serve(
             unanswered: 0,
             gos_read: 0,
             stop_through: 0,
-            quitting: false,
+            quit_after: None,
         })),
         stdout: Arc::new(Mutex::new(io::stdout())),
     };
@@ -482,7 +487,10 @@ fn serve(
                 // since its `go`; a later `stop` sets the flag as it comes.
                 {
                     let g = out.lock();
-                    stop.store(g.quitting || g.stop_through >= searches, Ordering::SeqCst);
+                    stop.store(
+                        g.quit_after.is_some() || g.stop_through >= searches,
+                        Ordering::SeqCst,
+                    );
                 }
                 let col = if pos.board.legal_mask() == 0 {
                     None
@@ -494,7 +502,7 @@ fn serve(
                     Some(c) => format!("bestmove {c}"),
                     None => "bestmove none".to_string(),
                 };
-                if !out.answer(&answer) {
+                if !out.answer(searches, &answer) {
                     return Ok(());
                 }
             }

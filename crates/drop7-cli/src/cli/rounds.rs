@@ -660,6 +660,13 @@ pub fn run(
     // The files are emptied only once the policy is ready (a D7P engine
     // passed its handshake, the tables are allocated).
     with_engine!(setup.engine, |engine| with_policy!(setup, |make| {
+        // A signal also cuts a long decision short (the round is abandoned
+        // either way).
+        let make = || {
+            let mut p = make();
+            p.set_interrupt_flag(Some(std::sync::Arc::clone(&signals.stop)));
+            p
+        };
         new.start().map(|()| {
             play_all(
                 engine,
