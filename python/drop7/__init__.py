@@ -79,14 +79,16 @@ def play(
     memory (the machine's or its cgroup limit), before the first game (``drop7 play --out`` streams a cohort of any size to a
     file). Reading ``seeds`` stays interruptible (Ctrl-C).
     """
+    if as_frame:
+        # Before the games: a missing pandas must not cost a whole cohort.
+        try:
+            import pandas as pd
+        except ImportError as e:
+            raise ImportError("drop7.play(..., as_frame=True) needs pandas: pip install pandas") from e
     records: List[dict] = json.loads(
         _drop7.play_json(policy, seeds, threads, max_moves, driver, table, max_work)
     )
     if as_frame:
-        try:
-            import pandas as pd
-        except ImportError as e:  # pragma: no cover - depends on the environment
-            raise ImportError("drop7.play(..., as_frame=True) needs pandas: pip install pandas") from e
         return pd.DataFrame.from_records(records)
     return records
 

@@ -51,6 +51,8 @@ def _check_int(name: str, value: Any, lo: int, hi: int) -> int:
 
 
 def _check_seed(seed: Any) -> int:
+    if isinstance(seed, np.ndarray) and seed.ndim == 0 and np.issubdtype(seed.dtype, np.integer):
+        seed = seed.item()
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
         raise TypeError(f"seed must be an integer or None, got {type(seed).__name__}")
     if not 0 <= int(seed) < _SEED_LIMIT:
@@ -292,7 +294,8 @@ class Drop7VectorEnv(VectorEnv):
         (``seed`` one integer 0..2**32-1, or None for one drawn from
         ``np_random``); later autoresets take ``seed + N``, ``seed + N + 1``,
         ... (all mod 2**32: after seed 2**32-1 comes seed 0). With a list of N seeds (Gymnasium's per-env form) env ``i`` plays
-        ``seed[i]`` and autoresets take ``max(seed) + 1``, ``+ 2``, ...
+        ``seed[i]`` (a None entry: a seed drawn from ``np_random``) and
+        autoresets take ``max(seed) + 1``, ``+ 2``, ...
         ``options`` is ignored.
 
         Returns ``(observations, infos)``: observations a dict of arrays
@@ -304,12 +307,16 @@ class Drop7VectorEnv(VectorEnv):
         of the wrong length.
         """
         if isinstance(seed, (list, tuple)) or (isinstance(seed, np.ndarray) and seed.ndim == 1):
-            # One seed per env (Gymnasium's list form): env i plays seed[i].
-            seeds = [_check_seed(s) for s in seed]
-            if len(seeds) != self.num_envs:
+            # One seed per env (Gymnasium's list form): env i plays seed[i]
+            # (None: a seed drawn from np_random).
+            given = list(seed)
+            if len(given) != self.num_envs:
                 raise ValueError(
-                    f"seed must be one integer or {self.num_envs} (one per env), got {len(seeds)}")
-            super().reset(seed=seeds[0])
+                    f"seed must be one integer or {self.num_envs} (one per env), got {len(given)}")
+            checked = [None if s is None else _check_seed(s) for s in given]
+            super().reset(seed=checked[0])
+            seeds = [int(self.np_random.integers(0, _SEED_LIMIT)) if s is None else s
+                     for s in checked]
             with self._lock:
                 restarted = self._core.reset_each(seeds)
                 seeds_now, scores = self._core.seeds, self._core.scores

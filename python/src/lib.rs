@@ -1035,6 +1035,16 @@ fn _restore_vector(state: &Bound<'_, PyAny>) -> PyResult<VectorCore> {
     })
 }
 
+/// A table that does not fit as Python's `MemoryError`, its advice in the
+/// words of the Python API (`table=`, `threads=`) instead of the CLI's flags.
+fn table_memory_error(e: &drop7::table::TableError) -> PyErr {
+    let text = e
+        .to_string()
+        .replace("a smaller --table", "a smaller table=")
+        .replace("fewer --threads", "fewer threads=");
+    PyMemoryError::new_err(format!("table: {text}"))
+}
+
 fn check_depth_strata(depth: u32, strata: u32) -> PyResult<FairSpec> {
     if !(1..=drop7::search::MAX_DEPTH).contains(&depth) {
         return Err(value_error(format!(
@@ -1145,7 +1155,7 @@ fn decide<'py>(
         }
         run.join()
             .map_err(|_| PyRuntimeError::new_err("decide: the search thread panicked"))?
-            .map_err(|e| PyMemoryError::new_err(format!("table: {e}")))
+            .map_err(|e| table_memory_error(&e))
     })?;
     // As `drop7 decide` warns (a position with no legal column has no
     // iteration to complete).
@@ -1398,7 +1408,7 @@ fn play_json(
         match run.join() {
             Ok(Ok(Ok(_))) => Ok(()),
             Ok(Ok(Err(e))) => Err(value_error(format!("play: {e}"))),
-            Ok(Err(e)) => Err(PyMemoryError::new_err(format!("table: {e}"))),
+            Ok(Err(e)) => Err(table_memory_error(&e)),
             Err(_) => Err(PyRuntimeError::new_err("play: a worker thread panicked")),
         }
     })?;

@@ -220,12 +220,21 @@ def test_vector_env_reset_with_one_seed_per_env():
         ([1, 2], ValueError, r"one integer or 3 \(one per env\), got 2"),
         ([1, 2, -1], ValueError, r"seed must be in 0\.\."),
         ([1, 2, 3.5], TypeError, r"seed must be an integer"),
-        (np.array(5), TypeError, r"seed must be an integer or None, got ndarray"),
+        (np.array(5.0), TypeError, r"seed must be an integer or None, got ndarray"),
         (np.array([[1, 2, 3]]), TypeError, r"seed must be an integer or None, got ndarray"),
     ]:
         with pytest.raises(exc, match=msg):
             env.reset(seed=bad)
     assert list(env.reset(seed=7)[1]["seed"]) == [7, 8, 9]
+    # A 0-d integer array is an integer.
+    assert list(env.reset(seed=np.array(7))[1]["seed"]) == [7, 8, 9]
+    # None entries (as Gymnasium's vector envs take them): that env's seed
+    # is drawn from np_random, the same draws for the same first seed.
+    _, info = env.reset(seed=[1, None, 2])
+    assert info["seed"][0] == 1 and info["seed"][2] == 2
+    _, again = env.reset(seed=[1, None, 2])
+    assert again["seed"][1] == info["seed"][1]
+    assert len(env.reset(seed=[None, None, None])[1]["seed"]) == 3
 
 
 def test_vector_env_shared_by_threads_takes_turns():

@@ -68,6 +68,21 @@ def test_arbitrary_seeds_have_no_cohort(cli, tmp_path):
         same_records([r], [want])
 
 
+def test_frame_without_pandas_fails_before_playing(monkeypatch):
+    """as_frame=True without pandas is an ImportError before any game is
+    played (not after a whole cohort)."""
+    import sys
+
+    monkeypatch.setitem(sys.modules, "pandas", None)
+
+    def no_games(*args):
+        raise AssertionError("played before checking for pandas")
+
+    monkeypatch.setattr(drop7._drop7, "play_json", no_games)
+    with pytest.raises(ImportError, match="needs pandas"):
+        drop7.play("center", [1], as_frame=True)
+
+
 def test_frame_and_arbitrary_seeds():
     df = drop7.play("center", [5, 1, 9], as_frame=True)
     assert list(df["seed"]) == ["0x00000005", "0x00000001", "0x00000009"]

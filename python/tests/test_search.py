@@ -211,4 +211,6 @@ def test_table_too_large_for_memory_raises(call):
     first, second = p.stdout.splitlines()
     assert first.startswith("MemoryError table: transposition table "), first
     assert "MiB: cannot allocate it" in first, first
+    # The advice names the Python arguments, not the CLI's flags.
+    assert "try a smaller table= or fewer threads=" in first and "--" not in first, first
     assert second.isdigit(), p.stdout

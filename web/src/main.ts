@@ -481,7 +481,7 @@ function wire(): void {
   $("share").addEventListener("click", () => {
     if (replay) {
       return message("A replay is not shared as a link (the file is not on the server): share the file itself, " +
-        "or leave the replay (Exit) to share the game in play.", true);
+        "or leave the replay (“Back to the game”) to share the game in play.", true);
     }
     const url = shareUrl();
     if (url === null) {

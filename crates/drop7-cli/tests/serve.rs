@@ -166,6 +166,21 @@ fn errors_and_head() {
     let (status, _, body) = request(srv.1, format!("HEAD {long} HTTP/1.1\r\n\r\n").as_bytes());
     assert_eq!(status, "HTTP/1.1 414 URI Too Long");
     assert!(body.is_empty());
+    // A short request line with 17 KB of headers (cookies): refused and
+    // said so, the rest read (it was a 200 reset by the close).
+    let cookies = format!(
+        "GET / HTTP/1.1\r\nHost: x\r\nCookie: {}\r\n\r\n",
+        "c".repeat(17_000)
+    );
+    let (status, _, body) = request(srv.1, cookies.as_bytes());
+    assert_eq!(status, "HTTP/1.1 431 Request Header Fields Too Large");
+    assert_eq!(body, b"request line and headers of 16 KiB or more\n");
+    // Just under the cap: served.
+    let fits = format!(
+        "GET / HTTP/1.1\r\nHost: x\r\nCookie: {}\r\n\r\n",
+        "c".repeat(16_000)
+    );
+    assert!(request(srv.1, fits.as_bytes()).0.contains("200"));
     // A port in use: one error line, non-zero exit.
     let out = Command::new(env!("CARGO_BIN_EXE_drop7"))
         .args(["serve", "--port", &srv.1.to_string()])
@@ -185,11 +200,23 @@ fn errors_and_head() {
 }
 
 /// A client that trickles its request a byte at a time (each byte within the
-/// per-read timeout) gets a 400 once the 10 s request deadline has passed,
-/// not a thread held until it finishes (16 KiB at a byte a second).
+/// per-read timeout) gets a 408 once the 10 s request deadline has passed,
+/// not a thread held until it finishes (16 KiB at a byte a second); so does
+/// one whose request line came whole but whose headers never end (it was
+/// served a 200 after the deadline).
 #[test]
 fn a_trickled_request_meets_the_deadline() {
     let srv = serve();
+    let unfinished = {
+        let port = srv.1;
+        std::thread::spawn(move || {
+            let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
+            s.write_all(b"GET / HTTP/1.1\r\nHost: x\r\n").unwrap();
+            let mut all = Vec::new();
+            let _ = s.read_to_end(&mut all);
+            String::from_utf8_lossy(&all).into_owned()
+        })
+    };
     let mut s = TcpStream::connect(("127.0.0.1", srv.1)).unwrap();
     let start = std::time::Instant::now();
     let mut reader = s.try_clone().unwrap();
@@ -210,11 +237,13 @@ fn a_trickled_request_meets_the_deadline() {
     }
     let (all, took) = answer.join().unwrap();
     let text = String::from_utf8_lossy(&all);
-    assert!(text.starts_with("HTTP/1.1 400 Bad Request"), "{text:?}");
+    assert!(text.starts_with("HTTP/1.1 408 Request Timeout"), "{text:?}");
     assert!(
         took.as_secs_f64() < 13.0,
         "answered after {took:?}: the request deadline is 10 s"
     );
+    let text = unfinished.join().unwrap();
+    assert!(text.starts_with("HTTP/1.1 408 Request Timeout"), "{text:?}");
 }
 
 /// At most 64 connections at once: with 64 idle ones open (each waiting

@@ -88,6 +88,10 @@ pub struct Step {
     pub detail: MoveFrames,
     /// The state after the move.
     pub state: StateView,
+    /// The move's waves, as a trace line has them (for checking a replayed
+    /// trace; not sent to the page).
+    #[serde(skip)]
+    pub waves: Vec<drop7::cascade::Wave>,
 }
 
 /// Plays `column` on `game` (checked legal by the caller) and returns the
@@ -99,8 +103,9 @@ pub struct Step {
 pub fn core_step(game: &mut CoreGame, column: usize, capped: bool) -> Result<Step, String> {
     let before = game.position();
     let mut reveals = Vec::new();
+    let mut waves = Vec::new();
     let out = game
-        .play_move_logged(column, &mut (), &mut reveals)
+        .play_move_logged(column, &mut waves, &mut reveals)
         .map_err(|e| match e {
             drop7::MoveError::GameOver => "the game is over: start a new game or undo".to_string(),
             drop7::MoveError::ColumnFull(c) => format!("column {} is full", c + 1),
@@ -128,6 +133,7 @@ pub fn core_step(game: &mut CoreGame, column: usize, capped: bool) -> Result<Ste
         disc,
         detail,
         state,
+        waves,
     })
 }
 

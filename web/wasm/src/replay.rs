@@ -120,6 +120,7 @@ impl ReplayObserver<PackedCore<Portable>> for Steps {
             disc: before.next_disc,
             detail,
             state,
+            waves: Vec::new(),
         });
     }
 }
@@ -161,8 +162,13 @@ fn tape(text: &str) -> Result<Replay, String> {
         steps,
         failure,
         note: format!(
-            "replayed by the core engine from the tape's discs and {} covered rows consumed, no random draws",
-            r.covered_rows_consumed
+            "replayed by the core engine from the tape's discs and {} covered row{} consumed, no random draws",
+            r.covered_rows_consumed,
+            if r.covered_rows_consumed == 1 {
+                ""
+            } else {
+                "s"
+            }
         ),
     })
 }
@@ -257,6 +263,10 @@ fn trace(text: &str) -> Result<Replay, String> {
             match g.play_step(l.column) {
                 Ok(s)
                     if s.disc == l.disc
+                        && s.detail.score_delta == l.score_delta
+                        && s.detail.cleared_board == l.cleared_board
+                        && s.detail.level_advanced == l.level_advanced
+                        && s.waves == l.waves
                         && s.state.board == l.board
                         && s.state.score == l.score
                         && s.state.level == l.level
@@ -296,6 +306,7 @@ fn trace(text: &str) -> Result<Replay, String> {
             disc: l.disc,
             detail: MoveFrames::bare(l.score_delta),
             state: recorded_state(l, lines.get(k + 1).map(|n| n.disc)),
+            waves: l.waves.clone(),
         })
         .collect();
     Ok(Replay {
@@ -350,6 +361,44 @@ mod tests {
         let r = replay_text(&text).unwrap();
         assert!(r.note.contains("headless"), "{}", r.note);
         assert_eq!(r.steps.len(), text.lines().count());
+    }
+
+    /// A trace line whose board and score match but whose scoreDelta,
+    /// waves, clearedBoard or levelAdvanced do not is not reproduced (the
+    /// page said "every line reproduced" of such a file).
+    #[test]
+    fn a_trace_with_a_wrong_move_summary_is_not_reproduced() {
+        let text = crate::trace_lines(7, false, &[3, 3, 2, 4, 1, 5, 0, 6, 3, 3]);
+        let mut lines: Vec<serde_json::Value> = text
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        let popping = lines
+            .iter()
+            .position(|l| !l["waves"].as_array().unwrap().is_empty())
+            .expect("a move that pops");
+        let edits: [(&str, serde_json::Value); 4] = [
+            ("scoreDelta", serde_json::json!(5)),
+            ("waves", serde_json::json!([])),
+            ("clearedBoard", serde_json::json!(true)),
+            ("levelAdvanced", serde_json::json!(true)),
+        ];
+        for (field, value) in edits {
+            let mut doctored = lines.clone();
+            let k = if field == "waves" { popping } else { 2 };
+            doctored[k][field] = value;
+            let text: String = doctored.iter().map(|l| format!("{l}\n")).collect();
+            let r = replay_text(&text).unwrap();
+            assert!(r.note.starts_with("not reproduced"), "{field}: {}", r.note);
+        }
+        lines.truncate(3);
+        let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+        assert!(
+            replay_text(&text)
+                .unwrap()
+                .note
+                .contains("every line reproduced")
+        );
     }
 
     /// A file of several games shows the first; what follows it is not read

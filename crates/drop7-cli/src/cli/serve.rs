@@ -290,17 +290,62 @@ fn handle(mut s: TcpStream) -> io::Result<()> {
     }
     let line = match String::from_utf8(raw) {
         Ok(line) if read.is_ok() && line.ends_with('\n') => line,
+        _ if read.as_ref().is_err_and(|e| {
+            matches!(
+                e.kind(),
+                io::ErrorKind::TimedOut | io::ErrorKind::WouldBlock
+            )
+        }) =>
+        {
+            return refuse(
+                &mut s,
+                "408 Request Timeout",
+                b"request not received in time (10 s)\n",
+                head,
+            );
+        }
         _ => return refuse(&mut s, "400 Bad Request", b"bad request\n", head),
     };
     // Skip the headers (bounded by the 16 KiB cap above).
     let mut h = String::new();
-    loop {
+    let mut failed = None;
+    let ended = loop {
         h.clear();
         match reader.read_line(&mut h) {
-            Ok(0) => break,
-            Ok(_) if h == "\r\n" || h == "\n" => break,
+            Ok(0) => break false,
+            Ok(_) if h == "\r\n" || h == "\n" => break true,
             Ok(_) => {}
-            Err(_) => break,
+            Err(e) => {
+                failed = Some(e.kind());
+                break false;
+            }
+        }
+    };
+    if !ended {
+        // Answered, not served: the client is still sending (or stopped
+        // sending) a request that is not whole; a 200 on top of unread
+        // bytes would reset the connection before the client read it.
+        if reader.limit() == 0 {
+            return refuse(
+                &mut s,
+                "431 Request Header Fields Too Large",
+                b"request line and headers of 16 KiB or more\n",
+                head,
+            );
+        }
+        match failed {
+            Some(io::ErrorKind::TimedOut | io::ErrorKind::WouldBlock) => {
+                return refuse(
+                    &mut s,
+                    "408 Request Timeout",
+                    b"request not received in time (10 s)\n",
+                    head,
+                );
+            }
+            Some(_) => return refuse(&mut s, "400 Bad Request", b"bad request\n", head),
+            // The client closed its sending side before the blank line:
+            // served as it is.
+            None => {}
         }
     }
     let mut parts = line.split_whitespace();
