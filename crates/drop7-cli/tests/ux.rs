@@ -265,6 +265,14 @@ fn rise_and_next_errors_name_the_flags() {
         assert!(!err.contains("unexpected argument"), "{args:?}: {err}");
         assert!(!err.contains("'-- "), "{args:?}: {err}");
     }
+    // The range said is the one taken (it said 0..= though 0 is refused).
+    for m in ["0", "4294967296"] {
+        let err = usage_error(&["play", "--max-moves", m]);
+        assert!(
+            err.contains(&format!("{m} is not in 1..=4294967295")),
+            "{err}"
+        );
+    }
 }
 
 #[test]

@@ -50,7 +50,8 @@ pub struct ShowArgs {
         long,
         default_value_t = 2000,
         value_name = "M",
-        allow_negative_numbers = true
+        allow_negative_numbers = true,
+        value_parser = clap::value_parser!(u32).range(1..)
     )]
     max_moves: u32,
     /// Print the board after every move (and the opening) as plain text and exit (no terminal needed).

@@ -174,7 +174,8 @@ pub struct GameArgs {
         long,
         default_value_t = 2000,
         value_name = "M",
-        allow_negative_numbers = true
+        allow_negative_numbers = true,
+        value_parser = clap::value_parser!(u32).range(1..)
     )]
     pub max_moves: u32,
     /// Engine: packed (fast) or reference (plain, slow).
