@@ -295,7 +295,8 @@ class Drop7VectorEnv(VectorEnv):
         ``np_random``); later autoresets take ``seed + N``, ``seed + N + 1``,
         ... (all mod 2**32: after seed 2**32-1 comes seed 0). With a list of N seeds (Gymnasium's per-env form) env ``i`` plays
         ``seed[i]`` (a None entry: a seed drawn from ``np_random``) and
-        autoresets take ``max(seed) + 1``, ``+ 2``, ...
+        autoresets take ``max(seed) + 1``, ``+ 2``, ... (mod 2**32 too, so
+        after a list holding 2**32-1 they may repeat a seed of the list)
         ``options`` is ignored.
 
         Returns ``(observations, infos)``: observations a dict of arrays
@@ -348,7 +349,8 @@ class Drop7VectorEnv(VectorEnv):
 
         Raises ``IllegalMove`` (a ValueError) before any env moves when an
         action is out of range or a full column, TypeError for a non-integer
-        dtype, ValueError for a wrong shape, ``gymnasium.error.ResetNeeded``
+        dtype, ValueError for a wrong shape or a restored game whose
+        counters are at their limit, ``gymnasium.error.ResetNeeded``
         before the first ``reset``. Threads sharing the env take turns: a
         ``step``, ``reset`` or pickle waits for the one running (the games
         move without the GIL).
@@ -382,6 +384,10 @@ class Drop7VectorEnv(VectorEnv):
                 seeds_now, scores = self._core.seeds, self._core.scores
         except ValueError as e:
             msg = str(e)
+            if re.match(r"env \d+: ", msg):
+                # A restored game that cannot move on (over, or counters at
+                # their limit): no bad action, a plain ValueError.
+                raise ValueError(msg) from None
             m = re.match(r"actions\[(\d+)\] = -?\d+", msg)
             if m:  # name the action as given, not its clipped copy
                 i = int(m.group(1))

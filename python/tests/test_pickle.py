@@ -367,3 +367,10 @@ def test_vector_step_refuses_counters_at_their_limit(field, value):
     with pytest.raises(ValueError, match=r"env 1: the game's counters are at their limit"):
         core.step(np.array([3, 3]))
     assert (core.moves_played == before).all()
+    # Through the env: a plain ValueError, not an IllegalMove (no bad action).
+    env = drop7.Drop7VectorEnv(num_envs=2)
+    env.reset(seed=0)
+    env._core = core
+    with pytest.raises(ValueError, match=r"env 1: the game's counters") as e:
+        env.step(np.array([3, 3]))
+    assert not isinstance(e.value, drop7.IllegalMove)

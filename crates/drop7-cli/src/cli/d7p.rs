@@ -150,6 +150,12 @@ impl Out {
         );
     }
 
+    /// Whether a `quit` cut off the search numbered `search` (see
+    /// [`OutState::quit_after`]): it writes nothing more.
+    fn cut_off(&self, search: u64) -> bool {
+        self.lock().quit_after.is_some_and(|q| search > q)
+    }
+
     /// Writes the answer of the `go` numbered `search` and counts it
     /// answered; `false` (nothing written) when a `quit` cut it off (see
     /// [`OutState::quit_after`]). The count drops before the write: a
@@ -495,7 +501,12 @@ fn serve(
                 let col = if pos.board.legal_mask() == 0 {
                     None
                 } else {
-                    let mut info = |s: String| out.line(&s);
+                    // A search a `quit` cut off says nothing more.
+                    let mut info = |s: String| {
+                        if !out.cut_off(searches) {
+                            out.line(&s);
+                        }
+                    };
                     decide(&pos, &mut info)
                 };
                 let answer = match col {

@@ -306,14 +306,15 @@ fn handle(mut s: TcpStream) -> io::Result<()> {
         }
         _ => return refuse(&mut s, "400 Bad Request", b"bad request\n", head),
     };
-    // Skip the headers (bounded by the 16 KiB cap above).
-    let mut h = String::new();
+    // Skip the headers (bounded by the 16 KiB cap above), as bytes: a
+    // header value may hold any byte from 0x80 up (a Latin-1 cookie).
+    let mut h = Vec::new();
     let mut failed = None;
     let ended = loop {
         h.clear();
-        match reader.read_line(&mut h) {
+        match reader.read_until(b'\n', &mut h) {
             Ok(0) => break false,
-            Ok(_) if h == "\r\n" || h == "\n" => break true,
+            Ok(_) if h == b"\r\n" || h == b"\n" => break true,
             Ok(_) => {}
             Err(e) => {
                 failed = Some(e.kind());
