@@ -175,6 +175,23 @@ const MAX_START_SCORE: u64 = 1 << 53;
 /// scores less than 2^30 points, so the sum never wraps).
 const MAX_SCORE_BEFORE_MOVE: u64 = u64::MAX - (1 << 30);
 
+/// Why a game with these counters cannot move on (one would wrap), or
+/// `None` when it can: moves_played or level at `u32::MAX`, a score above
+/// [`MAX_SCORE_BEFORE_MOVE`] (only a restored game reaches these).
+fn counters_at_limit(st: &drop7::GameState) -> Option<String> {
+    (st.moves_played == u32::MAX || st.level == u32::MAX || st.score > MAX_SCORE_BEFORE_MOVE)
+        .then(|| {
+            format!(
+                "the game's counters are at their limit (moves_played {}, level {}; at most {}; score {}, at most {})",
+                st.moves_played,
+                st.level,
+                u32::MAX,
+                st.score,
+                MAX_SCORE_BEFORE_MOVE
+            )
+        })
+}
+
 /// Largest `level` and `moves_played` `Game.from_board` accepts (2^31): a
 /// game then has 2^31 - 1 moves (each at most one rise) before a counter
 /// (`u32`) could run out, and `Game.step` refuses a move once one is at
@@ -746,16 +763,8 @@ impl Game {
         // counters refuse to wrap rather than count on from 0.
         // A restored (unpickled) game may carry any u64 score: a move scores
         // less than 2^30 points, so one above `u64::MAX - 2^30` refuses too.
-        let st = self.inner.state();
-        if st.moves_played == u32::MAX || st.level == u32::MAX || st.score > MAX_SCORE_BEFORE_MOVE {
-            return Err(value_error(format!(
-                "the game's counters are at their limit (moves_played {}, level {}; at most {}; score {}, at most {}); start a new game",
-                st.moves_played,
-                st.level,
-                u32::MAX,
-                st.score,
-                MAX_SCORE_BEFORE_MOVE
-            )));
+        if let Some(limit) = counters_at_limit(self.inner.state()) {
+            return Err(value_error(format!("{limit}; start a new game")));
         }
         let out = self.inner.play(c as usize).map_err(|e| {
             value_error(format!(
@@ -1385,11 +1394,7 @@ fn play_json(
     std::thread::scope(|scope| -> PyResult<()> {
         let run = scope.spawn(|| {
             drop7::with_gravity!(path, |g| drop7::with_builtin_policy!(name, fair, |make| {
-                let make = || {
-                    let mut p = make();
-                    drop7::runner::Policy::set_interrupt_flag(&mut p, Some(Arc::clone(&stop)));
-                    p
-                };
+                let make = drop7::runner::interruptible(make, &stop);
                 run_seeds_with(PackedEngine(g), make, &list, &cfg, &ctl, |mut rec| {
                     stamp_record(&mut rec, &template);
                     recs.push(rec);
@@ -1607,26 +1612,10 @@ impl VectorCore {
                     "actions[{i}] = {a}: column {a} of env {i} is full (see info[\"action_mask\"][{i}])"
                 )));
             }
-            // Only a restored state can reach these (a finished game is
-            // always marked for reset): refused as `Game.step` refuses them.
-            if g.is_over() {
-                return Err(value_error(format!(
-                    "env {i}: the game is over but not marked for reset; reset the env"
-                )));
-            }
-            let st = g.state();
-            if st.moves_played == u32::MAX
-                || st.level == u32::MAX
-                || st.score > MAX_SCORE_BEFORE_MOVE
-            {
-                return Err(value_error(format!(
-                    "env {i}: the game's counters are at their limit (moves_played {}, level {}; at most {}; score {}, at most {}); reset the env",
-                    st.moves_played,
-                    st.level,
-                    u32::MAX,
-                    st.score,
-                    MAX_SCORE_BEFORE_MOVE
-                )));
+            // Only a restored state can reach this: refused as `Game.step`
+            // refuses it (a finished game is refused on restore).
+            if let Some(limit) = counters_at_limit(g.state()) {
+                return Err(value_error(format!("env {i}: {limit}; reset the env")));
             }
         }
         let acts = acts.to_vec();

@@ -188,6 +188,20 @@ pub trait Policy {
     fn set_interrupt_flag(&mut self, _flag: Option<std::sync::Arc<AtomicBool>>) {}
 }
 
+/// The policy factory `make` with `stop` installed in each policy it makes
+/// as its interrupt ([`Policy::set_interrupt_flag`]): a run whose game
+/// loops stop on `stop` (a signal) then also cuts a long decision short.
+pub fn interruptible<P: Policy>(
+    make: impl Fn() -> P + Sync,
+    stop: &std::sync::Arc<AtomicBool>,
+) -> impl Fn() -> P + Sync {
+    move || {
+        let mut p = make();
+        p.set_interrupt_flag(Some(std::sync::Arc::clone(stop)));
+        p
+    }
+}
+
 /// The center policy (rules.md §10).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct CenterPolicy;

@@ -138,6 +138,13 @@ struct OutState {
     quit_after: Option<u64>,
 }
 
+impl OutState {
+    /// Whether a `quit` cut off the search numbered `search`.
+    fn cut_off(&self, search: u64) -> bool {
+        self.quit_after.is_some_and(|q| search > q)
+    }
+}
+
 impl Out {
     fn lock(&self) -> std::sync::MutexGuard<'_, OutState> {
         self.state.lock().unwrap_or_else(|p| p.into_inner())
@@ -153,7 +160,7 @@ impl Out {
     /// Whether a `quit` cut off the search numbered `search` (see
     /// [`OutState::quit_after`]): it writes nothing more.
     fn cut_off(&self, search: u64) -> bool {
-        self.lock().quit_after.is_some_and(|q| search > q)
+        self.lock().cut_off(search)
     }
 
     /// Writes the answer of the `go` numbered `search` and counts it
@@ -164,7 +171,7 @@ impl Out {
     fn answer(&self, search: u64, text: &str) -> bool {
         {
             let mut g = self.lock();
-            if g.quit_after.is_some_and(|q| search > q) {
+            if g.cut_off(search) {
                 return false;
             }
             g.unanswered = g.unanswered.saturating_sub(1);

@@ -15,8 +15,8 @@ use drop7::records::{
     RecordLines, identity_difference, parse_record_line, parse_shard, shard_range,
 };
 use drop7::runner::{
-    CohortConfig, CohortStats, CohortSummary, Policy, RunControl, RunLabels, available_threads,
-    nth_seed, run_cohort_with,
+    CohortConfig, CohortStats, CohortSummary, RunControl, RunLabels, available_threads,
+    interruptible, nth_seed, run_cohort_with,
 };
 use drop7::runspec::{record_template, stamp_record};
 use fs4::fs_std::FileExt;
@@ -396,11 +396,7 @@ pub fn run(args: &PlayArgs) -> Result<()> {
                 with_engine!(setup.engine, |engine| with_policy!(setup, |make| {
                     // A signal also cuts a long decision short (the game is
                     // abandoned either way).
-                    let make = || {
-                        let mut p = make();
-                        p.set_interrupt_flag(Some(Arc::clone(&signals.stop)));
-                        p
-                    };
+                    let make = interruptible(make, &signals.stop);
                     new.start().map(|()| match &args.tapes {
                         None => {
                             let noting = || Noting::new(make(), book.clone());

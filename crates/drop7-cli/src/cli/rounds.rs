@@ -662,11 +662,7 @@ pub fn run(
     with_engine!(setup.engine, |engine| with_policy!(setup, |make| {
         // A signal also cuts a long decision short (the round is abandoned
         // either way).
-        let make = || {
-            let mut p = make();
-            p.set_interrupt_flag(Some(std::sync::Arc::clone(&signals.stop)));
-            p
-        };
+        let make = drop7::runner::interruptible(make, &signals.stop);
         new.start().map(|()| {
             play_all(
                 engine,

@@ -244,6 +244,18 @@ const REQUEST_CAP: u64 = 16 * 1024;
 /// Time a client has to send its whole request (line and headers).
 const REQUEST_DEADLINE: Duration = Duration::from_secs(10);
 
+/// The answer to a request not whole by [`REQUEST_DEADLINE`].
+const TIMEOUT: (&str, &[u8]) = (
+    "408 Request Timeout",
+    b"request not received in time (10 s)\n",
+);
+
+/// Whether a read failed for want of time: [`Deadline`]'s own error, or
+/// the socket's read timeout (`WouldBlock` on Unix).
+fn timed_out(kind: io::ErrorKind) -> bool {
+    matches!(kind, io::ErrorKind::TimedOut | io::ErrorKind::WouldBlock)
+}
+
 /// The connection read against one deadline for the whole request: a client
 /// that trickles a byte at a time cannot hold its thread for longer (a
 /// per-read timeout alone let 16 KiB sent a byte every 9 s last 40 hours).
@@ -290,19 +302,8 @@ fn handle(mut s: TcpStream) -> io::Result<()> {
     }
     let line = match String::from_utf8(raw) {
         Ok(line) if read.is_ok() && line.ends_with('\n') => line,
-        _ if read.as_ref().is_err_and(|e| {
-            matches!(
-                e.kind(),
-                io::ErrorKind::TimedOut | io::ErrorKind::WouldBlock
-            )
-        }) =>
-        {
-            return refuse(
-                &mut s,
-                "408 Request Timeout",
-                b"request not received in time (10 s)\n",
-                head,
-            );
+        _ if read.as_ref().is_err_and(|e| timed_out(e.kind())) => {
+            return refuse(&mut s, TIMEOUT.0, TIMEOUT.1, head);
         }
         _ => return refuse(&mut s, "400 Bad Request", b"bad request\n", head),
     };
@@ -335,14 +336,7 @@ fn handle(mut s: TcpStream) -> io::Result<()> {
             );
         }
         match failed {
-            Some(io::ErrorKind::TimedOut | io::ErrorKind::WouldBlock) => {
-                return refuse(
-                    &mut s,
-                    "408 Request Timeout",
-                    b"request not received in time (10 s)\n",
-                    head,
-                );
-            }
+            Some(kind) if timed_out(kind) => return refuse(&mut s, TIMEOUT.0, TIMEOUT.1, head),
             Some(_) => return refuse(&mut s, "400 Bad Request", b"bad request\n", head),
             // The client closed its sending side before the blank line:
             // served as it is.
