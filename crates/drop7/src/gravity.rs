@@ -37,6 +37,40 @@ pub trait Gravity: Copy + Send + Sync + fmt::Debug + 'static {
     const REMOVE_UNCONDITIONALLY: bool = false;
     /// Short name used in reports: `"bmi2"` or `"portable"`.
     const NAME: &'static str;
+    /// The bit instructions a whole-game loop on this path is built for
+    /// where the CPU has them ([`crate::runner::play_moves`]).
+    const LOOP_BUILD: LoopBuild = LoopBuild::CountBits;
+}
+
+/// The bit instructions a whole-game loop is built for where the CPU has
+/// them: integer work only, so the games are the same, move for move; only
+/// the instructions differ (test: `runner::tests::loop_builds_play_the_same_games`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LoopBuild {
+    /// POPCNT and LZCNT ([`count_bits_detected`]): `count_ones` and
+    /// `leading_zeros` (a column's height) become single instructions; no
+    /// BMI1 or BMI2 instruction (the portable path's).
+    CountBits,
+    /// POPCNT, BMI1, BMI2 and LZCNT ([`bit_instructions_detected`]).
+    AllBits,
+}
+
+impl LoopBuild {
+    /// Whether this CPU has the instructions (`false` off x86-64).
+    pub fn detected(self) -> bool {
+        match self {
+            LoopBuild::CountBits => count_bits_detected(),
+            LoopBuild::AllBits => bit_instructions_detected(),
+        }
+    }
+
+    /// The instructions, for reports: `"POPCNT, LZCNT"` or `"POPCNT, BMI1, BMI2, LZCNT"`.
+    pub fn instructions(self) -> &'static str {
+        match self {
+            LoopBuild::CountBits => "POPCNT, LZCNT",
+            LoopBuild::AllBits => "POPCNT, BMI1, BMI2, LZCNT",
+        }
+    }
 }
 
 /// The portable path: works on every CPU.
@@ -105,6 +139,7 @@ impl Bmi2 {
 
 impl Gravity for Bmi2 {
     const NAME: &'static str = "bmi2";
+    const LOOP_BUILD: LoopBuild = LoopBuild::AllBits;
     /// One `PEXT` whatever the mask (an all-ones mask keeps the word).
     const REMOVE_UNCONDITIONALLY: bool = true;
     #[inline(always)]
@@ -318,8 +353,23 @@ macro_rules! with_gravity {
     };
 }
 
+/// Whether this CPU has POPCNT and LZCNT (x86-64 only): a whole-game loop
+/// on the portable path then runs code built for them (the same games).
+pub fn count_bits_detected() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::arch::is_x86_feature_detected!("popcnt")
+            && std::arch::is_x86_feature_detected!("lzcnt")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
 /// Whether this CPU has POPCNT, BMI1, BMI2 and LZCNT (x86-64 only): the
-/// leaf's shape cache then runs code built for them (the same results).
+/// leaf's shape cache and a whole-game loop on the BMI2 path then run code
+/// built for them (the same results).
 pub fn bit_instructions_detected() -> bool {
     #[cfg(target_arch = "x86_64")]
     {

@@ -14,7 +14,7 @@ use crate::cascade::{Wave, WaveSink, WaveStats};
 use crate::error::MoveError;
 use crate::formats::{GameRecord, StopReason, TraceRecord, seed_hex};
 use crate::game::{Driver, DriverKind, Game, MoveSummary, TerminalReason};
-use crate::gravity::Gravity;
+use crate::gravity::{Gravity, LoopBuild};
 use crate::policy::{RandomPolicy, center_first};
 use crate::position::Position;
 use crate::reference::engine::RefGame;
@@ -39,6 +39,9 @@ pub trait EngineGame: Clone {
         column: usize,
         sink: &mut S,
     ) -> Result<MoveSummary, MoveError>;
+    /// The bit instructions [`play_moves`] builds this game's loop for
+    /// where the CPU has them; `None`: baseline code only.
+    const LOOP_BUILD: Option<LoopBuild> = None;
 }
 
 /// Starts games of one engine.
@@ -72,6 +75,7 @@ impl Engine for ReferenceEngine {
 }
 
 impl<G: Gravity> EngineGame for Game<G> {
+    const LOOP_BUILD: Option<LoopBuild> = Some(G::LOOP_BUILD);
     #[inline]
     fn position(&self) -> Position {
         self.state().position
@@ -326,8 +330,74 @@ pub struct LoopEnd {
 /// Plays `game` with `policy` until it ends or has `max_moves` moves
 /// (`move-cap`), through `hooks` (the moves' wave sink, the choice, a stop
 /// check). `None` when `hooks` raised its stop before the game ended.
+///
+/// A packed game's loop runs as code built for the bit instructions of its
+/// gravity path ([`EngineGame::LOOP_BUILD`]) where the CPU has them: a
+/// column's height is a leading-zeros count, which baseline x86-64 makes a
+/// `BSR` with a fallback (slow on AMD CPUs). Integer work only: the same
+/// games, move for move.
 #[inline]
 pub fn play_moves<G: EngineGame, P: Policy, H: MoveHooks<G>>(
+    game: &mut G,
+    policy: &mut P,
+    max_moves: u32,
+    hooks: &mut H,
+) -> Option<LoopEnd> {
+    #[cfg(target_arch = "x86_64")]
+    match G::LOOP_BUILD {
+        Some(LoopBuild::AllBits) if LoopBuild::AllBits.detected() => {
+            // SAFETY: the CPU has POPCNT, BMI1, BMI2 and LZCNT (detected
+            // just above).
+            return unsafe { play_moves_all_bits(game, policy, max_moves, hooks) };
+        }
+        Some(LoopBuild::CountBits) if LoopBuild::CountBits.detected() => {
+            // SAFETY: the CPU has POPCNT and LZCNT (detected just above).
+            return unsafe { play_moves_count_bits(game, policy, max_moves, hooks) };
+        }
+        _ => {}
+    }
+    play_moves_baseline(game, policy, max_moves, hooks)
+}
+
+/// [`play_moves`] built for POPCNT, BMI1, BMI2 and LZCNT.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "popcnt,bmi1,bmi2,lzcnt")]
+fn play_moves_all_bits<G: EngineGame, P: Policy, H: MoveHooks<G>>(
+    game: &mut G,
+    policy: &mut P,
+    max_moves: u32,
+    hooks: &mut H,
+) -> Option<LoopEnd> {
+    play_moves_body(game, policy, max_moves, hooks)
+}
+
+/// [`play_moves`] built for POPCNT and LZCNT.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "popcnt,lzcnt")]
+fn play_moves_count_bits<G: EngineGame, P: Policy, H: MoveHooks<G>>(
+    game: &mut G,
+    policy: &mut P,
+    max_moves: u32,
+    hooks: &mut H,
+) -> Option<LoopEnd> {
+    play_moves_body(game, policy, max_moves, hooks)
+}
+
+/// [`play_moves`] as baseline code, whatever the CPU (for tests and where
+/// the instructions are missing).
+#[inline]
+pub(crate) fn play_moves_baseline<G: EngineGame, P: Policy, H: MoveHooks<G>>(
+    game: &mut G,
+    policy: &mut P,
+    max_moves: u32,
+    hooks: &mut H,
+) -> Option<LoopEnd> {
+    play_moves_body(game, policy, max_moves, hooks)
+}
+
+/// The loop of [`play_moves`].
+#[inline(always)]
+fn play_moves_body<G: EngineGame, P: Policy, H: MoveHooks<G>>(
     game: &mut G,
     policy: &mut P,
     max_moves: u32,
@@ -1126,7 +1196,77 @@ pub fn trace_game<E: Engine, P: Policy>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::gravity::Portable;
+    use crate::gravity::{Bmi2, Portable};
+
+    /// Every move of a game: column, summary, waves and the position after.
+    #[derive(Default)]
+    struct Moves(Vec<(usize, MoveSummary, Position)>, Vec<Wave>);
+
+    impl WaveSink for Moves {
+        fn push(&mut self, wave: Wave) {
+            self.1.push(wave);
+        }
+    }
+
+    impl<G: EngineGame> MoveHooks<G> for Moves {
+        fn after_move(&mut self, game: &G, column: usize, summary: &MoveSummary) {
+            self.0.push((column, *summary, game.position()));
+        }
+    }
+
+    /// 2,000 games of each policy on `engine`, move by move, through
+    /// `play_moves` (the build for the CPU's bit instructions, where it has
+    /// them) and `play_moves_baseline`.
+    fn same_games_in_both_builds<E: Engine>(engine: E) {
+        for i in 0..4_000u32 {
+            let seed = 0xA527_0000u32.wrapping_add(i);
+            let driver = if i % 2 == 0 {
+                DriverKind::Headless
+            } else {
+                DriverKind::Stream
+            };
+            let play = |baseline: bool| {
+                let mut game = engine.start(driver.driver(seed));
+                let mut hooks = Moves::default();
+                let end = if i < 2_000 {
+                    let mut p = CenterPolicy;
+                    if baseline {
+                        play_moves_baseline(&mut game, &mut p, 2000, &mut hooks)
+                    } else {
+                        play_moves(&mut game, &mut p, 2000, &mut hooks)
+                    }
+                } else {
+                    let mut p = RandomParityPolicy::default();
+                    p.new_game(seed);
+                    if baseline {
+                        play_moves_baseline(&mut game, &mut p, 2000, &mut hooks)
+                    } else {
+                        play_moves(&mut game, &mut p, 2000, &mut hooks)
+                    }
+                };
+                (end, hooks.0, hooks.1, game.score(), game.level())
+            };
+            assert!(
+                play(false) == play(true),
+                "seed {seed:#x}: the builds differ"
+            );
+        }
+    }
+
+    #[test]
+    fn loop_builds_play_the_same_games() {
+        eprintln!(
+            "this CPU: {} {}, {} {}",
+            LoopBuild::CountBits.instructions(),
+            LoopBuild::CountBits.detected(),
+            LoopBuild::AllBits.instructions(),
+            LoopBuild::AllBits.detected()
+        );
+        same_games_in_both_builds(PackedEngine(Portable));
+        if let Some(b) = Bmi2::detect() {
+            same_games_in_both_builds(PackedEngine(b));
+        }
+    }
 
     fn cfg(games: u64, threads: usize) -> CohortConfig {
         CohortConfig {

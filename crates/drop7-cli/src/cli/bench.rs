@@ -473,6 +473,11 @@ struct Machine {
     cpu: Option<String>,
     logical_cpus: usize,
     bmi2: bool,
+    /// Which of POPCNT, LZCNT, BMI1 and BMI2 this CPU has (the engine's game
+    /// loops and the leaf run code built for them where it has them: the
+    /// portable path's loop for POPCNT and LZCNT, the BMI2 path's loop and the
+    /// leaf for all four).
+    bit_instructions: Vec<&'static str>,
     /// What `--gravity auto` picks on this CPU.
     auto_gravity: &'static str,
     /// The gravity path of the search and cohort suites (the engine suite
@@ -500,6 +505,7 @@ fn machine(plan: &Plan) -> Machine {
         cpu,
         logical_cpus: drop7::runner::available_threads(),
         bmi2: Bmi2::detect().is_some(),
+        bit_instructions: detected_bit_instructions(),
         auto_gravity: GravityChoice::Auto
             .resolve()
             .map_or("portable", |p| p.name()),
@@ -512,12 +518,42 @@ fn machine(plan: &Plan) -> Machine {
     }
 }
 
+/// Which of POPCNT, LZCNT, BMI1 and BMI2 this CPU has.
+fn detected_bit_instructions() -> Vec<&'static str> {
+    #[cfg(target_arch = "x86_64")]
+    {
+        let mut found = Vec::new();
+        if std::arch::is_x86_feature_detected!("popcnt") {
+            found.push("POPCNT");
+        }
+        if std::arch::is_x86_feature_detected!("lzcnt") {
+            found.push("LZCNT");
+        }
+        if std::arch::is_x86_feature_detected!("bmi1") {
+            found.push("BMI1");
+        }
+        if std::arch::is_x86_feature_detected!("bmi2") {
+            found.push("BMI2");
+        }
+        found
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        Vec::new()
+    }
+}
+
 fn print_machine(m: &Machine) {
     outln!(
-        "machine: {}, {} logical CPUs, BMI2 {}, gravity path {} (requested {}; auto = {}), {}/{}, 1-minute load {}",
+        "machine: {}, {} logical CPUs, BMI2 {}, bit instructions {}, gravity path {} (requested {}; auto = {}), {}/{}, 1-minute load {}",
         m.cpu.as_deref().unwrap_or("unknown CPU"),
         m.logical_cpus,
         if m.bmi2 { "yes" } else { "no" },
+        if m.bit_instructions.is_empty() {
+            "none".to_string()
+        } else {
+            m.bit_instructions.join(" ")
+        },
         m.gravity,
         m.gravity_request,
         m.auto_gravity,
