@@ -356,48 +356,41 @@ pub fn play_moves<G: EngineGame, P: Policy, H: MoveHooks<G>>(
         }
         _ => {}
     }
-    play_moves_baseline(game, policy, max_moves, hooks)
-}
-
-/// [`play_moves`] built for POPCNT, BMI1, BMI2 and LZCNT.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "popcnt,bmi1,bmi2,lzcnt")]
-fn play_moves_all_bits<G: EngineGame, P: Policy, H: MoveHooks<G>>(
-    game: &mut G,
-    policy: &mut P,
-    max_moves: u32,
-    hooks: &mut H,
-) -> Option<LoopEnd> {
     play_moves_body(game, policy, max_moves, hooks)
 }
 
-/// [`play_moves`] built for POPCNT and LZCNT.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "popcnt,lzcnt")]
-fn play_moves_count_bits<G: EngineGame, P: Policy, H: MoveHooks<G>>(
-    game: &mut G,
-    policy: &mut P,
-    max_moves: u32,
-    hooks: &mut H,
-) -> Option<LoopEnd> {
-    play_moves_body(game, policy, max_moves, hooks)
+/// A copy of [`play_moves_body`] built for the bit instructions `$features`.
+macro_rules! built_loop {
+    ($name:ident, $features:literal, $doc:literal) => {
+        #[doc = $doc]
+        #[cfg(target_arch = "x86_64")]
+        #[target_feature(enable = $features)]
+        fn $name<G: EngineGame, P: Policy, H: MoveHooks<G>>(
+            game: &mut G,
+            policy: &mut P,
+            max_moves: u32,
+            hooks: &mut H,
+        ) -> Option<LoopEnd> {
+            play_moves_body(game, policy, max_moves, hooks)
+        }
+    };
 }
 
-/// [`play_moves`] as baseline code, whatever the CPU (for tests and where
-/// the instructions are missing).
-#[inline]
-pub(crate) fn play_moves_baseline<G: EngineGame, P: Policy, H: MoveHooks<G>>(
-    game: &mut G,
-    policy: &mut P,
-    max_moves: u32,
-    hooks: &mut H,
-) -> Option<LoopEnd> {
-    play_moves_body(game, policy, max_moves, hooks)
-}
+built_loop!(
+    play_moves_all_bits,
+    "popcnt,bmi1,bmi2,lzcnt",
+    "[`play_moves`] built for POPCNT, BMI1, BMI2 and LZCNT."
+);
+built_loop!(
+    play_moves_count_bits,
+    "popcnt,lzcnt",
+    "[`play_moves`] built for POPCNT and LZCNT."
+);
 
-/// The loop of [`play_moves`].
+/// The loop of [`play_moves`] (as baseline code where the caller is: the
+/// fallback, and the tests' reference for the built copies).
 #[inline(always)]
-fn play_moves_body<G: EngineGame, P: Policy, H: MoveHooks<G>>(
+pub(crate) fn play_moves_body<G: EngineGame, P: Policy, H: MoveHooks<G>>(
     game: &mut G,
     policy: &mut P,
     max_moves: u32,
@@ -1199,7 +1192,7 @@ mod tests {
     use crate::gravity::{Bmi2, Portable};
 
     /// Every move of a game: column, summary, waves and the position after.
-    #[derive(Default)]
+    #[derive(Default, PartialEq)]
     struct Moves(Vec<(usize, MoveSummary, Position)>, Vec<Wave>);
 
     impl WaveSink for Moves {
@@ -1214,9 +1207,31 @@ mod tests {
         }
     }
 
-    /// 2,000 games of each policy on `engine`, move by move, through
-    /// `play_moves` (the build for the CPU's bit instructions, where it has
-    /// them) and `play_moves_baseline`.
+    /// Game `seed` with `policy`, through `play_moves` (the copy built for
+    /// the CPU's bit instructions, where it has them) or, if `baseline`,
+    /// `play_moves_body` as baseline code: its end, every move, the score
+    /// and the level.
+    #[allow(clippy::type_complexity)]
+    fn moves_of<E: Engine, P: Policy>(
+        engine: E,
+        mut policy: P,
+        driver: DriverKind,
+        seed: u32,
+        baseline: bool,
+    ) -> (Option<LoopEnd>, Moves, u64, u32) {
+        let mut game = engine.start(driver.driver(seed));
+        let mut hooks = Moves::default();
+        policy.new_game(seed);
+        let end = if baseline {
+            play_moves_body(&mut game, &mut policy, 2000, &mut hooks)
+        } else {
+            play_moves(&mut game, &mut policy, 2000, &mut hooks)
+        };
+        (end, hooks, game.score(), game.level())
+    }
+
+    /// 2,000 center-policy and 2,000 random-policy games on `engine`, both
+    /// drivers, the same move by move in both builds.
     fn same_games_in_both_builds<E: Engine>(engine: E) {
         for i in 0..4_000u32 {
             let seed = 0xA527_0000u32.wrapping_add(i);
@@ -1225,31 +1240,14 @@ mod tests {
             } else {
                 DriverKind::Stream
             };
-            let play = |baseline: bool| {
-                let mut game = engine.start(driver.driver(seed));
-                let mut hooks = Moves::default();
-                let end = if i < 2_000 {
-                    let mut p = CenterPolicy;
-                    if baseline {
-                        play_moves_baseline(&mut game, &mut p, 2000, &mut hooks)
-                    } else {
-                        play_moves(&mut game, &mut p, 2000, &mut hooks)
-                    }
-                } else {
-                    let mut p = RandomParityPolicy::default();
-                    p.new_game(seed);
-                    if baseline {
-                        play_moves_baseline(&mut game, &mut p, 2000, &mut hooks)
-                    } else {
-                        play_moves(&mut game, &mut p, 2000, &mut hooks)
-                    }
-                };
-                (end, hooks.0, hooks.1, game.score(), game.level())
+            let same = if i < 2_000 {
+                moves_of(engine, CenterPolicy, driver, seed, false)
+                    == moves_of(engine, CenterPolicy, driver, seed, true)
+            } else {
+                let p = RandomParityPolicy::default();
+                moves_of(engine, p, driver, seed, false) == moves_of(engine, p, driver, seed, true)
             };
-            assert!(
-                play(false) == play(true),
-                "seed {seed:#x}: the builds differ"
-            );
+            assert!(same, "seed {seed:#x}: the builds differ");
         }
     }
 
