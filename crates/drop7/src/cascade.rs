@@ -37,7 +37,7 @@
 //! Waves go to a caller-supplied [`WaveSink`], so the move path never allocates.
 
 use crate::board::{Board, CELLS, NIBBLE_ONES, SIZE, nonzero_nibbles, word_height, zero_nibbles};
-use crate::gravity::Gravity;
+use crate::gravity::{Gravity, PLAIN, built_copies};
 use crate::rng::DiscSource;
 
 /// One wave of a cascade (the trace's `waves` entries).
@@ -690,6 +690,31 @@ pub fn resolve_until_reveal<G: Gravity, S: WaveSink>(
     start: CascadeStart,
     sink: &mut S,
 ) -> Result<CascadeResult, PendingReveal> {
+    resolve_until_reveal_body::<PLAIN, G, S>(gravity, board, depth, start, sink)
+}
+
+built_copies! {
+    /// [`resolve_until_reveal`] in the search's copy `B` (see [`built_copies`]).
+    #[allow(clippy::result_large_err)]
+    pub(crate) fn resolve_until_reveal_in<[G: Gravity, S: WaveSink] [G, S]>(
+        gravity: G,
+        board: &mut Board,
+        depth: u32,
+        start: CascadeStart,
+        sink: &mut S,
+    ) -> Result<CascadeResult, PendingReveal> = resolve_until_reveal, resolve_until_reveal_body;
+}
+
+/// [`resolve_until_reveal`] in the copy `B` of the code.
+#[allow(clippy::result_large_err)]
+#[inline(always)]
+fn resolve_until_reveal_body<const B: u8, G: Gravity, S: WaveSink>(
+    gravity: G,
+    board: &mut Board,
+    depth: u32,
+    start: CascadeStart,
+    sink: &mut S,
+) -> Result<CascadeResult, PendingReveal> {
     let mut pop = match start {
         CascadeStart::Any => poppers(board.columns()),
         CascadeStart::AfterDrop(column) => poppers_after_drop(board.columns(), column),
@@ -704,7 +729,9 @@ pub fn resolve_until_reveal<G: Gravity, S: WaveSink>(
         }
         let struck = strike(board, &pop);
         if struck.any_reveal != 0 {
-            return Err(pause(gravity, board, depth, &pop, &struck, result));
+            return Err(pause_in::<B, G>(
+                gravity, board, depth, &pop, &struck, result,
+            ));
         }
         pop = finish_wave(
             gravity,
@@ -724,6 +751,31 @@ pub fn resolve_until_reveal<G: Gravity, S: WaveSink>(
 /// [`PendingReveal`]).
 #[inline(never)]
 fn pause<G: Gravity>(
+    gravity: G,
+    board: &mut Board,
+    depth: u32,
+    pop: &[u32; SIZE],
+    struck: &Struck,
+    before: CascadeResult,
+) -> PendingReveal {
+    pause_body::<PLAIN, G>(gravity, board, depth, pop, struck, before)
+}
+
+built_copies! {
+    /// [`pause`] in the search's copy `B` (see [`built_copies`]).
+    fn pause_in<[G: Gravity] [G]>(
+        gravity: G,
+        board: &mut Board,
+        depth: u32,
+        pop: &[u32; SIZE],
+        struck: &Struck,
+        before: CascadeResult,
+    ) -> PendingReveal = pause, pause_body;
+}
+
+/// The body of [`pause`] (the same in every copy `B`).
+#[inline(always)]
+fn pause_body<const B: u8, G: Gravity>(
     gravity: G,
     board: &mut Board,
     depth: u32,
@@ -840,6 +892,29 @@ fn play_ahead<G: Gravity>(
 /// reports the waves from the pending one on to `sink`.
 #[inline]
 pub fn resume<G: Gravity, R: DiscSource, S: WaveSink>(
+    gravity: G,
+    board: &mut Board,
+    pending: &PendingReveal,
+    rng: &mut R,
+    sink: &mut S,
+) -> CascadeResult {
+    resume_body::<PLAIN, G, R, S>(gravity, board, pending, rng, sink)
+}
+
+built_copies! {
+    /// [`resume`] in the search's copy `B` (see [`built_copies`]).
+    pub(crate) fn resume_in<[G: Gravity, R: DiscSource, S: WaveSink] [G, R, S]>(
+        gravity: G,
+        board: &mut Board,
+        pending: &PendingReveal,
+        rng: &mut R,
+        sink: &mut S,
+    ) -> CascadeResult = resume, resume_body;
+}
+
+/// The body of [`resume`] (the same in every copy `B`).
+#[inline(always)]
+fn resume_body<const B: u8, G: Gravity, R: DiscSource, S: WaveSink>(
     gravity: G,
     board: &mut Board,
     pending: &PendingReveal,

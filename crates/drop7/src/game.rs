@@ -28,7 +28,7 @@ use std::fmt;
 use crate::board::Board;
 use crate::cascade::{self, Wave, WaveSink};
 use crate::error::MoveError;
-use crate::gravity::{Gravity, Portable};
+use crate::gravity::{Gravity, PLAIN, Portable};
 use crate::position::{DROPS_PER_LEVEL, Position};
 use crate::rng::{DiscSource, Mulberry32, headless_disc, headless_reveal_seed};
 
@@ -181,6 +181,19 @@ pub fn begin_move<G: Gravity, S: WaveSink>(
     settled: bool,
     sink: &mut S,
 ) -> MoveStart {
+    begin_move_in::<PLAIN, G, S>(gravity, pos, column, settled, sink)
+}
+
+/// [`begin_move`] in the search's copy `B` of the code (see
+/// [`crate::gravity::built_copies`]).
+#[inline(always)]
+pub(crate) fn begin_move_in<const B: u8, G: Gravity, S: WaveSink>(
+    gravity: G,
+    pos: &Position,
+    column: usize,
+    settled: bool,
+    sink: &mut S,
+) -> MoveStart {
     let mut pos = *pos;
     // The drop counts before the cascade (which never reads it), so that
     // this one-byte store is long done when `pos` is copied out below (see
@@ -193,7 +206,7 @@ pub fn begin_move<G: Gravity, S: WaveSink>(
     } else {
         cascade::CascadeStart::Any
     };
-    let first = match cascade::resolve_until_reveal(gravity, board, 1, start, sink) {
+    let first = match cascade::resolve_until_reveal_in::<B, G, S>(gravity, board, 1, start, sink) {
         Ok(first) => first,
         Err(pending) => {
             return MoveStart::Paused(MovePrefix {
@@ -211,7 +224,7 @@ pub fn begin_move<G: Gravity, S: WaveSink>(
         } else {
             start_rise(&mut pos, &mut s);
             let start = cascade::CascadeStart::AfterRise;
-            match cascade::resolve_until_reveal(
+            match cascade::resolve_until_reveal_in::<B, G, S>(
                 gravity,
                 &mut pos.board,
                 first.waves + 1,
@@ -245,13 +258,13 @@ pub fn finish_move<G: Gravity, R: DiscSource, S: WaveSink>(
     rng: &mut R,
     sink: &mut S,
 ) -> (Position, MoveSummary) {
-    finish_move_inline(gravity, prefix, rng, sink)
+    finish_move_inline::<PLAIN, G, R, S>(gravity, prefix, rng, sink)
 }
 
 /// [`finish_move`], always inlined (the search's revealing samples: the
 /// afterstate is not returned through memory and copied again).
 #[inline(always)]
-pub(crate) fn finish_move_inline<G: Gravity, R: DiscSource, S: WaveSink>(
+pub(crate) fn finish_move_inline<const B: u8, G: Gravity, R: DiscSource, S: WaveSink>(
     gravity: G,
     prefix: &MovePrefix,
     rng: &mut R,
@@ -261,10 +274,12 @@ pub(crate) fn finish_move_inline<G: Gravity, R: DiscSource, S: WaveSink>(
     let mut s = prefix.summary;
     if prefix.in_rise {
         rng.rise();
-        let rise = cascade::resume(gravity, &mut pos.board, &prefix.pending, rng, sink);
+        let rise =
+            cascade::resume_in::<B, G, R, S>(gravity, &mut pos.board, &prefix.pending, rng, sink);
         add_rise(&pos.board, &mut s, rise);
     } else {
-        let first = cascade::resume(gravity, &mut pos.board, &prefix.pending, rng, sink);
+        let first =
+            cascade::resume_in::<B, G, R, S>(gravity, &mut pos.board, &prefix.pending, rng, sink);
         s = first_summary(&pos.board, first);
         if pos.moves_remaining == 0 {
             if pos.board.top_row_occupied() {

@@ -353,6 +353,70 @@ macro_rules! with_gravity {
     };
 }
 
+/// A copy of the search's code (a const generic `B`; see
+/// `search::FairSearch::max_node`): baseline x86-64 code. The copies differ
+/// only in the integer instructions the compiler may use, never in a result.
+pub(crate) const PLAIN: u8 = 0;
+/// The copy built for POPCNT and LZCNT ([`LoopBuild::CountBits`]).
+pub(crate) const COUNT_BITS: u8 = 1;
+/// The copy built for POPCNT, BMI1, BMI2 and LZCNT ([`LoopBuild::AllBits`]).
+pub(crate) const ALL_BITS: u8 = 2;
+
+/// The copy of the search's code for gravity path `G` on this CPU:
+/// [`PLAIN`], or the one built for `G::LOOP_BUILD` where the CPU has it.
+pub(crate) fn detected_copy<G: Gravity>() -> u8 {
+    match G::LOOP_BUILD {
+        _ if !G::LOOP_BUILD.detected() => PLAIN,
+        LoopBuild::CountBits => COUNT_BITS,
+        LoopBuild::AllBits => ALL_BITS,
+    }
+}
+
+/// Defines `$name::<B, …>(args)`: the out-of-line function `$plain(args)`
+/// for `B` = [`PLAIN`], else `$body::<B, …>(args)` as code built for copy
+/// `B`'s instructions (an out-of-line `#[target_feature]` function per copy,
+/// so that a built copy of the search calls a built copy of it).
+///
+/// A `B` other than [`PLAIN`] may only be used by code that runs where
+/// [`detected_copy`] gave it (the search's built copies: every caller passes
+/// its own `B` down).
+macro_rules! built_copies {
+    (
+        $(#[$meta:meta])*
+        $vis:vis fn $name:ident<[$($gen:tt)*] [$($g:ident),*]>($($arg:ident: $ty:ty),* $(,)?) -> $ret:ty
+            = $plain:ident, $body:ident;
+    ) => {
+        $(#[$meta])*
+        #[inline(always)]
+        $vis fn $name<const B: u8, $($gen)*>($($arg: $ty),*) -> $ret {
+            #[cfg(target_arch = "x86_64")]
+            {
+                #[target_feature(enable = "popcnt,bmi1,bmi2,lzcnt")]
+                #[inline(never)]
+                fn all_bits<$($gen)*>($($arg: $ty),*) -> $ret {
+                    $body::<{ $crate::gravity::ALL_BITS }, $($g),*>($($arg),*)
+                }
+                #[target_feature(enable = "popcnt,lzcnt")]
+                #[inline(never)]
+                fn count_bits<$($gen)*>($($arg: $ty),*) -> $ret {
+                    $body::<{ $crate::gravity::COUNT_BITS }, $($g),*>($($arg),*)
+                }
+                match B {
+                    // SAFETY: B is ALL_BITS only in code that runs where
+                    // the CPU has POPCNT, BMI1, BMI2 and LZCNT (see above).
+                    $crate::gravity::ALL_BITS => return unsafe { all_bits($($arg),*) },
+                    // SAFETY: B is COUNT_BITS only where the CPU has POPCNT
+                    // and LZCNT.
+                    $crate::gravity::COUNT_BITS => return unsafe { count_bits($($arg),*) },
+                    _ => {}
+                }
+            }
+            $plain($($arg),*)
+        }
+    };
+}
+pub(crate) use built_copies;
+
 /// Whether this CPU has POPCNT and LZCNT (x86-64 only): a whole-game loop
 /// on the portable path then runs code built for them (the same games).
 pub fn count_bits_detected() -> bool {

@@ -117,8 +117,12 @@ mod tests {
 }
 
 use crate::board::Board;
-use crate::game::{MovePrefix, MoveStart, MoveSummary, apply_move, begin_move, finish_move_inline};
-use crate::gravity::Gravity;
+use crate::game::{
+    MovePrefix, MoveStart, MoveSummary, apply_move, begin_move_in, finish_move_inline,
+};
+#[cfg(target_arch = "x86_64")]
+use crate::gravity::{ALL_BITS, COUNT_BITS};
+use crate::gravity::{Gravity, PLAIN};
 use crate::leaf::Leaf;
 use crate::policy::COLUMN_ORDER;
 use crate::position::Position;
@@ -209,6 +213,10 @@ pub struct FairSearch<L: Leaf, T: Table, G: Gravity> {
     stop_answers: bool,
     /// Work at which the budget check takes its slow path next.
     poll_at: std::cell::Cell<u64>,
+    /// Which copy of the recursion runs: [`PLAIN`], or one built for the
+    /// gravity path's bit instructions where the CPU has them (see
+    /// [`FairSearch::max_node`]).
+    build: u8,
 }
 
 /// How far a running decision is, for a progress display on another thread
@@ -240,7 +248,25 @@ impl<L: Leaf, T: Table, G: Gravity> FairSearch<L, T, G> {
             stop: None,
             stop_answers: false,
             poll_at: std::cell::Cell::new(0),
+            build: crate::gravity::detected_copy::<G>(),
         }
+    }
+
+    /// This searcher with its recursion (max nodes, chance nodes and their
+    /// moves) as baseline x86-64 code, even where the CPU has the bit
+    /// instructions the default copy is built for (see [`Self::max_node`];
+    /// the leaf keeps its own choice). For tests and comparisons: values,
+    /// actions and counters are the same bit for bit.
+    pub fn with_baseline_code(mut self) -> Self {
+        self.build = PLAIN;
+        self
+    }
+
+    /// Whether this searcher's recursion runs code built for bit
+    /// instructions (POPCNT and LZCNT on the portable path, POPCNT, BMI1,
+    /// BMI2 and LZCNT on the BMI2 path; only where the CPU has them).
+    pub fn uses_bit_instructions(&self) -> bool {
+        self.build != PLAIN
     }
 
     /// Publishes this searcher's progress to `progress` from now on.
@@ -388,7 +414,7 @@ impl<L: Leaf, T: Table, G: Gravity> FairSearch<L, T, G> {
             if !root.board.is_legal(c) {
                 continue;
             }
-            let (v, e) = self.chance(root, c, d, self.root_settled, seed, &discs)?;
+            let (v, e) = self.chance::<PLAIN>(root, c, d, self.root_settled, seed, &discs)?;
             values[c] = Some(v);
             expected[c] = Some(e);
             if v > best {
@@ -454,8 +480,8 @@ impl<L: Leaf, T: Table, G: Gravity> FairSearch<L, T, G> {
     /// counts its move, node and leaf, and the budget is checked at the same
     /// points, so values and counters are those of the sample-by-sample
     /// definition.
-    #[inline]
-    fn chance(
+    #[inline(always)]
+    fn chance<const B: u8>(
         &mut self,
         pos: &Position,
         column: usize,
@@ -468,13 +494,13 @@ impl<L: Leaf, T: Table, G: Gravity> FairSearch<L, T, G> {
         self.check_budget()?;
         // Matched by reference: the prefix is read where `begin_move` left
         // it, not moved out (a memcpy of a few hundred bytes) first.
-        match &begin_move(self.gravity, pos, column, settled, &mut ()) {
+        match &begin_move_in::<B, G, ()>(self.gravity, pos, column, settled, &mut ()) {
             MoveStart::Done(child, m) => {
                 let mut child = *child;
                 canonicalize(&mut child.board);
-                self.chance_shared(&child, m, depth, discs)
+                self.chance_shared::<B>(&child, m, depth, discs)
             }
-            MoveStart::Paused(prefix) => self.chance_paused(prefix, depth, seed, discs),
+            MoveStart::Paused(prefix) => self.chance_paused::<B>(prefix, depth, seed, discs),
         }
     }
 
@@ -482,7 +508,7 @@ impl<L: Leaf, T: Table, G: Gravity> FairSearch<L, T, G> {
     /// `after` and summary `m` in every sample. When the children are leaves,
     /// the leaf's next-disc-independent part is computed once too.
     #[inline(always)]
-    fn chance_shared(
+    fn chance_shared<const B: u8>(
         &mut self,
         after: &Position,
         m: &MoveSummary,
@@ -549,7 +575,7 @@ impl<L: Leaf, T: Table, G: Gravity> FairSearch<L, T, G> {
                 }
                 v
             } else {
-                self.max_node(&child, depth - 1)?
+                self.child_max_node::<B>(&child, depth - 1)?
             };
             value += sd + v;
         }
@@ -575,7 +601,7 @@ impl<L: Leaf, T: Table, G: Gravity> FairSearch<L, T, G> {
     /// prefetched, so that its probe finds it in cache; the counters and the
     /// budget checks keep the sample-by-sample order.
     #[inline(always)]
-    fn chance_paused(
+    fn chance_paused<const B: u8>(
         &mut self,
         prefix: &MovePrefix,
         depth: u32,
@@ -587,27 +613,27 @@ impl<L: Leaf, T: Table, G: Gravity> FairSearch<L, T, G> {
         let mut expected = 0.0f64;
         let rotations = RevealRotations::new(seed, strata);
         if T::ENABLED && depth >= 2 {
-            let mut next = self.paused_sample(prefix, seed, rotations, 0, discs);
+            let mut next = self.paused_sample::<B>(prefix, seed, rotations, 0, discs);
             for s in 0..strata {
                 if s > 0 {
                     self.check_budget()?;
                 }
                 let (child, m) = next;
                 if s + 1 < strata {
-                    next = self.paused_sample(prefix, seed, rotations, s + 1, discs);
+                    next = self.paused_sample::<B>(prefix, seed, rotations, s + 1, discs);
                     if !next.0.game_over {
                         self.table.prefetch(&Key::new(&next.0, depth - 1));
                     }
                 }
-                self.paused_child(&child, &m, depth, &mut value, &mut expected)?;
+                self.paused_child::<B>(&child, &m, depth, &mut value, &mut expected)?;
             }
         } else {
             for s in 0..strata {
                 if s > 0 {
                     self.check_budget()?;
                 }
-                let (child, m) = self.paused_sample(prefix, seed, rotations, s, discs);
-                self.paused_child(&child, &m, depth, &mut value, &mut expected)?;
+                let (child, m) = self.paused_sample::<B>(prefix, seed, rotations, s, discs);
+                self.paused_child::<B>(&child, &m, depth, &mut value, &mut expected)?;
             }
         }
         let n = f64::from(strata);
@@ -618,7 +644,7 @@ impl<L: Leaf, T: Table, G: Gravity> FairSearch<L, T, G> {
     /// score delta to `expected` and its score delta plus the child's value
     /// (a leaf at depth 1, else a max node) to `value`.
     #[inline(always)]
-    fn paused_child(
+    fn paused_child<const B: u8>(
         &mut self,
         child: &Position,
         m: &MoveSummary,
@@ -639,7 +665,7 @@ impl<L: Leaf, T: Table, G: Gravity> FairSearch<L, T, G> {
             let partial = self.leaf.partial_cached(&mut self.leaf_cache, child);
             self.leaf.finish(&partial, child.next_disc)
         } else {
-            self.max_node(child, depth - 1)?
+            self.child_max_node::<B>(child, depth - 1)?
         };
         *value += sd + v;
         Ok(())
@@ -650,7 +676,7 @@ impl<L: Leaf, T: Table, G: Gravity> FairSearch<L, T, G> {
     /// events' `rotations` shared by its samples), canonicalised, with the
     /// sample's next disc (ignored when the move ended the game).
     #[inline(always)]
-    fn paused_sample(
+    fn paused_sample<const B: u8>(
         &self,
         prefix: &MovePrefix,
         seed: u32,
@@ -660,7 +686,8 @@ impl<L: Leaf, T: Table, G: Gravity> FairSearch<L, T, G> {
     ) -> (Position, MoveSummary) {
         let strata = self.config.strata;
         let mut rng = StratifiedDraws::with_rotations(seed, s, strata, rotations);
-        let (mut child, m) = finish_move_inline(self.gravity, prefix, &mut rng, &mut ());
+        let (mut child, m) =
+            finish_move_inline::<B, G, _, ()>(self.gravity, prefix, &mut rng, &mut ());
         canonicalize(&mut child.board);
         child.next_disc = discs[s as usize];
         (child, m)
@@ -739,9 +766,72 @@ impl<L: Leaf, T: Table, G: Gravity> FairSearch<L, T, G> {
         Ok((sd, sd + v))
     }
 
-    /// Max node `bestFutureValue` (search.md §1.3).
-    /// Leaves (remaining depth 0) are evaluated inline by [`Self::chance`].
+    /// A child max node of a chance node in the copy `B` of the recursion:
+    /// the same copy (a built one is entered only where its instructions
+    /// were detected), or the run-time choice below a [`PLAIN`] one (the
+    /// root's chance nodes).
+    #[inline(always)]
+    fn child_max_node<const B: u8>(&mut self, pos: &Position, depth: u32) -> Step<f64> {
+        #[cfg(target_arch = "x86_64")]
+        match B {
+            // SAFETY: a built copy's code runs only inside its entry point,
+            // which `max_node` calls only where `detected_build` found the
+            // instructions.
+            ALL_BITS => return unsafe { self.max_node_all_bits(pos, depth) },
+            // SAFETY: as above.
+            COUNT_BITS => return unsafe { self.max_node_count_bits(pos, depth) },
+            _ => {}
+        }
+        self.max_node(pos, depth)
+    }
+
+    /// Max node `bestFutureValue` (search.md §1.3), in the copy of the
+    /// recursion for this CPU: the recursion (max nodes, chance nodes and
+    /// the moves inlined into them) runs as code built for the gravity
+    /// path's bit instructions (as the whole-game loop does, see
+    /// [`crate::runner::play_moves`]) where the CPU has them. Integer work
+    /// only, so values and counters are the same.
+    #[inline]
     fn max_node(&mut self, pos: &Position, depth: u32) -> Step<f64> {
+        #[cfg(target_arch = "x86_64")]
+        match self.build {
+            // SAFETY: `build` is ALL_BITS only where the CPU has POPCNT,
+            // BMI1, BMI2 and LZCNT (`detected_build`).
+            ALL_BITS => return unsafe { self.max_node_all_bits(pos, depth) },
+            // SAFETY: `build` is COUNT_BITS only where the CPU has POPCNT
+            // and LZCNT.
+            COUNT_BITS => return unsafe { self.max_node_count_bits(pos, depth) },
+            _ => {}
+        }
+        self.max_node_plain(pos, depth)
+    }
+
+    /// [`Self::max_node_body`] as baseline code.
+    #[inline(never)]
+    fn max_node_plain(&mut self, pos: &Position, depth: u32) -> Step<f64> {
+        self.max_node_body::<PLAIN>(pos, depth)
+    }
+
+    /// [`Self::max_node_body`] built for POPCNT, BMI1, BMI2 and LZCNT.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "popcnt,bmi1,bmi2,lzcnt")]
+    #[inline(never)]
+    fn max_node_all_bits(&mut self, pos: &Position, depth: u32) -> Step<f64> {
+        self.max_node_body::<ALL_BITS>(pos, depth)
+    }
+
+    /// [`Self::max_node_body`] built for POPCNT and LZCNT.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "popcnt,lzcnt")]
+    #[inline(never)]
+    fn max_node_count_bits(&mut self, pos: &Position, depth: u32) -> Step<f64> {
+        self.max_node_body::<COUNT_BITS>(pos, depth)
+    }
+
+    /// Max node `bestFutureValue` (search.md §1.3) in the copy `B`.
+    /// Leaves (remaining depth 0) are evaluated inline by [`Self::chance`].
+    #[inline(always)]
+    fn max_node_body<const B: u8>(&mut self, pos: &Position, depth: u32) -> Step<f64> {
         debug_assert!(depth >= 1);
         self.stats.nodes += 1;
         self.check_budget()?;
@@ -760,7 +850,7 @@ impl<L: Leaf, T: Table, G: Gravity> FairSearch<L, T, G> {
         let mut best = f64::NEG_INFINITY;
         for c in COLUMN_ORDER {
             if pos.board.is_legal(c) {
-                let (v, _) = self.chance(pos, c, depth, true, seed, &discs)?;
+                let (v, _) = self.chance::<B>(pos, c, depth, true, seed, &discs)?;
                 if v > best {
                     best = v;
                 }

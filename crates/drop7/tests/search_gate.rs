@@ -19,10 +19,17 @@ fn run<T: Table, G: Gravity>(table: T, gravity: G, g: &Value) -> Decision {
     FairSearch::new(FairLeaf, table, gravity, config(g)).decide(&root(g))
 }
 
-fn run_lru<G: Gravity>(gravity: G, g: &Value) -> Decision {
+/// With the strict LRU of the record (or no table), in the default copy of
+/// the search's code or (`baseline`) the baseline one.
+fn run_lru<G: Gravity>(gravity: G, baseline: bool, g: &Value) -> Decision {
+    fn go<T: Table, G: Gravity>(table: T, gravity: G, baseline: bool, g: &Value) -> Decision {
+        let s = FairSearch::new(FairLeaf, table, gravity, config(g));
+        let mut s = if baseline { s.with_baseline_code() } else { s };
+        s.decide(&root(g))
+    }
     match g["config"]["cacheCapacity"].as_u64().unwrap() {
-        0 => run(NoTable, gravity, g),
-        cap => run(StrictLru::new(cap as usize), gravity, g),
+        0 => go(NoTable, gravity, baseline, g),
+        cap => go(StrictLru::new(cap as usize), gravity, baseline, g),
     }
 }
 
@@ -32,10 +39,13 @@ fn gate(filter: impl Fn(&Value) -> bool) -> usize {
     let mut checked = 0;
     let mut mismatches = 0;
     for (i, g) in golden.iter().enumerate().filter(|(_, g)| filter(g)) {
-        // Alternate gravity paths over the records so both are exercised.
+        // Alternate gravity paths, and the default and baseline copies of
+        // the search's code (the default is built for bit instructions
+        // where the CPU has them), over the records so all are exercised.
+        let baseline = i / 2 % 2 == 1;
         let d = match bmi2 {
-            Some(b) if i % 2 == 0 => run_lru(b, g),
-            _ => run_lru(Portable, g),
+            Some(b) if i % 2 == 0 => run_lru(b, baseline, g),
+            _ => run_lru(Portable, baseline, g),
         };
         let bad = diff(&d, g, &ALL_COUNTERS);
         if !bad.is_empty() {
