@@ -474,9 +474,9 @@ struct Machine {
     logical_cpus: usize,
     bmi2: bool,
     /// Which of POPCNT, LZCNT, BMI1 and BMI2 this CPU has (the engine's game
-    /// loops and the leaf run code built for them where it has them: the
-    /// portable path's loop for POPCNT and LZCNT, the BMI2 path's loop and the
-    /// leaf for all four).
+    /// loops, the search and the leaf run code built for them where it has
+    /// them: the portable path's loop and search for POPCNT and LZCNT, the
+    /// BMI2 path's loop and search and the leaf for all four).
     bit_instructions: Vec<&'static str>,
     /// What `--gravity auto` picks on this CPU.
     auto_gravity: &'static str,
