@@ -262,13 +262,6 @@ impl<L: Leaf, T: Table, G: Gravity> FairSearch<L, T, G> {
         self
     }
 
-    /// Whether this searcher's recursion runs code built for bit
-    /// instructions (POPCNT and LZCNT on the portable path, POPCNT, BMI1,
-    /// BMI2 and LZCNT on the BMI2 path; only where the CPU has them).
-    pub fn uses_bit_instructions(&self) -> bool {
-        self.build != PLAIN
-    }
-
     /// Publishes this searcher's progress to `progress` from now on.
     pub fn set_progress(&mut self, progress: std::sync::Arc<SearchProgress>) {
         self.progress = Some(progress);
@@ -772,17 +765,8 @@ impl<L: Leaf, T: Table, G: Gravity> FairSearch<L, T, G> {
     /// root's chance nodes).
     #[inline(always)]
     fn child_max_node<const B: u8>(&mut self, pos: &Position, depth: u32) -> Step<f64> {
-        #[cfg(target_arch = "x86_64")]
-        match B {
-            // SAFETY: a built copy's code runs only inside its entry point,
-            // which `max_node` calls only where `detected_build` found the
-            // instructions.
-            ALL_BITS => return unsafe { self.max_node_all_bits(pos, depth) },
-            // SAFETY: as above.
-            COUNT_BITS => return unsafe { self.max_node_count_bits(pos, depth) },
-            _ => {}
-        }
-        self.max_node(pos, depth)
+        let copy = if B == PLAIN { self.build } else { B };
+        self.max_node_in(copy, pos, depth)
     }
 
     /// Max node `bestFutureValue` (search.md §1.3), in the copy of the
@@ -793,16 +777,25 @@ impl<L: Leaf, T: Table, G: Gravity> FairSearch<L, T, G> {
     /// only, so values and counters are the same.
     #[inline]
     fn max_node(&mut self, pos: &Position, depth: u32) -> Step<f64> {
+        self.max_node_in(self.build, pos, depth)
+    }
+
+    /// Max node in the copy `copy` of the recursion: `self.build`, or the
+    /// `B` of a built copy already running (so the CPU has its instructions).
+    #[inline(always)]
+    fn max_node_in(&mut self, copy: u8, pos: &Position, depth: u32) -> Step<f64> {
         #[cfg(target_arch = "x86_64")]
-        match self.build {
-            // SAFETY: `build` is ALL_BITS only where the CPU has POPCNT,
-            // BMI1, BMI2 and LZCNT (`detected_build`).
+        match copy {
+            // SAFETY: `copy` is ALL_BITS only where the CPU has POPCNT,
+            // BMI1, BMI2 and LZCNT (`detected_copy` set `build`, or a copy
+            // entered that way is running).
             ALL_BITS => return unsafe { self.max_node_all_bits(pos, depth) },
-            // SAFETY: `build` is COUNT_BITS only where the CPU has POPCNT
-            // and LZCNT.
+            // SAFETY: likewise for POPCNT and LZCNT.
             COUNT_BITS => return unsafe { self.max_node_count_bits(pos, depth) },
             _ => {}
         }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = copy; // (only x86-64 has built copies)
         self.max_node_plain(pos, depth)
     }
 
