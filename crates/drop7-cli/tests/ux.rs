@@ -815,3 +815,63 @@ fn a_gzip_file_is_named_as_such() {
         &[&format!("round file {}: {hint}", s(&round))],
     );
 }
+
+/// A record's text fields reach the terminal quoted and escaped when they
+/// hold a control character (a newline cannot split a line, an ESC cannot
+/// restyle it), and records that contradict themselves are refused with the
+/// file, line and field; a missing output folder is named.
+#[test]
+fn hostile_records_are_escaped_or_refused() {
+    let dir = scratch("hostile");
+    let (a, b) = (dir.join("a.jsonl"), dir.join("b.jsonl"));
+    ok(&["play", "--games", "3", "--out", s(&a)]);
+    let text = std::fs::read_to_string(&a).unwrap();
+    let edit = |from: &str, to: &str| {
+        assert!(text.contains(from), "{text}");
+        std::fs::write(&b, text.replace(from, to)).unwrap();
+    };
+    edit(r#""policy":"center""#, r#""policy":"cen\nter\u001b[31m""#);
+    let out = ok(&["summary", s(&b)]);
+    assert!(
+        out.contains(r#"policy "cen\nter\u{1b}[31m", driver"#),
+        "{out}"
+    );
+    assert!(!out.contains('\u{1b}'), "{out}");
+    let o = drop7(&["summary", s(&a), s(&b)]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success());
+    assert!(
+        err.contains(r#"policy is "cen\nter\u{1b}[31m" there"#),
+        "{err}"
+    );
+    assert_eq!(err.lines().count(), 1, "{err}");
+    for (from, to, why) in [
+        (
+            r#""maxMoves":2000"#,
+            r#""maxMoves":0"#,
+            "line 1: maxMoves is 0",
+        ),
+        (r#""maxMoves":2000"#, r#""maxMoves":2"#, "line 1: moves "),
+        (
+            r#""driver":"headless""#,
+            r#""driver":"bogus""#,
+            r#"line 1: bad driver "bogus""#,
+        ),
+        (
+            r#""ruleset":"drop7-hardcore-5-v1""#,
+            r#""ruleset":"x""#,
+            r#"line 1: bad ruleset "x""#,
+        ),
+    ] {
+        edit(from, to);
+        fails(&["summary", s(&b)], &[s(&b), why]);
+    }
+    let missing = dir.join("no-such-folder").join("x.jsonl");
+    fails(
+        &["play", "--games", "1", "--out", s(&missing)],
+        &[
+            "no-such-folder is not an existing folder",
+            "nothing was written",
+        ],
+    );
+}

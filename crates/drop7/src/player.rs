@@ -195,18 +195,18 @@ impl FromStr for FairSpec {
         };
         let rest = s.strip_prefix("fair:d").ok_or_else(bad)?;
         let (d, st) = rest.split_once('s').ok_or_else(bad)?;
-        let depth: u32 = d.parse().map_err(|_| bad())?;
-        let strata: u32 = st.parse().map_err(|_| bad())?;
-        if !(1..=MAX_DEPTH).contains(&depth) {
-            return Err(SpecError(format!(
-                "{s}: depth must be 1-{MAX_DEPTH}, got {depth}"
-            )));
-        }
-        if !(1..=MAX_STRATA).contains(&strata) {
-            return Err(SpecError(format!(
-                "{s}: strata must be 1-{MAX_STRATA}, got {strata}"
-            )));
-        }
+        // Digits too many for a u32 are out of range too, not unknown.
+        let number = |what: &str, text: &str, max: u32| {
+            if text.is_empty() || !text.bytes().all(|b| b.is_ascii_digit()) {
+                return Err(bad());
+            }
+            text.parse::<u32>()
+                .ok()
+                .filter(|v| (1..=max).contains(v))
+                .ok_or_else(|| SpecError(format!("{s}: {what} must be 1-{max}, got {text}")))
+        };
+        let depth = number("depth", d, MAX_DEPTH)?;
+        let strata = number("strata", st, MAX_STRATA)?;
         Ok(FairSpec { depth, strata })
     }
 }
@@ -340,6 +340,16 @@ mod tests {
         assert!("fair:d9s7".parse::<FairSpec>().is_err());
         assert!("fair:d4s0".parse::<FairSpec>().is_err());
         assert!("fair:4,7".parse::<FairSpec>().is_err());
+        let message = |text: &str| text.parse::<FairSpec>().unwrap_err().0;
+        assert_eq!(
+            message("fair:d99999999999999999999s1"),
+            "fair:d99999999999999999999s1: depth must be 1-8, got 99999999999999999999"
+        );
+        assert_eq!(
+            message("fair:d2s0"),
+            "fair:d2s0: strata must be 1-32, got 0"
+        );
+        assert!(message("fair:d+2s5").starts_with("unknown fair policy"));
         assert_eq!(
             FairSpec {
                 depth: 4,

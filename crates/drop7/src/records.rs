@@ -53,6 +53,17 @@ pub enum RecordError {
         "censored is {0} but terminalReason is {1:?} (a game is censored exactly when the move cap stopped it: \"move-cap\")"
     )]
     Censored(bool, &'static str),
+    /// `driver` is none of drop7's: `headless`, `stream` (seed runs) or
+    /// `latent` (scripted rounds).
+    #[error("bad driver {0:?}: expected \"headless\", \"stream\" or \"latent\"")]
+    Driver(String),
+    /// `ruleset` is present and not [`RULESET`].
+    #[error("bad ruleset {0:?}: drop7 plays \"drop7-hardcore-5-v1\" only")]
+    Ruleset(String),
+    /// `maxMoves` is 0, or `moves` disagrees with it: above the cap, or
+    /// below it in a censored game (a censored game stopped at the cap).
+    #[error("{0}")]
+    MoveCap(String),
 }
 
 /// The largest `score` a record may hold: 2^53, the largest below which every
@@ -85,9 +96,32 @@ fn check_measured(rec: &GameRecord) -> Result<(), RecordError> {
     Ok(())
 }
 
+/// Refuses a `maxMoves` of 0 (`play` refuses `--max-moves 0`), `moves`
+/// above `maxMoves`, and a censored game that stopped short of it.
+fn check_move_cap(rec: &GameRecord) -> Result<(), RecordError> {
+    let Some(cap) = rec.max_moves else {
+        return Ok(());
+    };
+    let why = if cap == 0 {
+        "maxMoves is 0 (a move cap is at least 1)".to_string()
+    } else if rec.moves > cap {
+        format!("moves {} is above maxMoves {cap}", rec.moves)
+    } else if rec.censored && rec.moves != cap {
+        format!(
+            "censored is true but moves {} is not maxMoves {cap} (a censored game stopped at the move cap)",
+            rec.moves
+        )
+    } else {
+        return Ok(());
+    };
+    Err(RecordError::MoveCap(why))
+}
+
 /// Parses one line of a record file (a trailing `\r` is ignored) and checks
 /// the fields whose syntax matters: `seed` must be a u32 (`0x…` or decimal),
-/// `shard`, when present, `I/N`, `score` at most [`MAX_SCORE`], and the
+/// `shard`, when present, `I/N`, `score` at most [`MAX_SCORE`], `driver`
+/// one of drop7's, `ruleset` (when present) drop7's, `moves` within
+/// `maxMoves` (when present; equal to it in a censored game), and the
 /// measured fields (`wallMs`, `decisionMsP50/P95/P99`, `chainMeanDepth`)
 /// numbers from 0 to [`MAX_MEASURED`].
 ///
@@ -155,6 +189,13 @@ pub fn parse_record_line(line: &str) -> Result<GameRecord, RecordError> {
     if let Some(s) = &rec.shard {
         parse_shard(s).map_err(|_| RecordError::Shard(s.clone()))?;
     }
+    if !matches!(rec.driver.as_str(), "headless" | "stream" | "latent") {
+        return Err(RecordError::Driver(rec.driver.clone()));
+    }
+    if let Some(r) = rec.ruleset.as_ref().filter(|r| *r != RULESET) {
+        return Err(RecordError::Ruleset(r.clone()));
+    }
+    check_move_cap(&rec)?;
     // Spelled as `seed` is (see `record_seed`): `--resume` and `merge`
     // compare it as written.
     if let Some(start) = &rec.cohort_seed_start
@@ -428,6 +469,57 @@ mod tests {
             "bad score: 9007199254740993 (expected at most 2^53 = 9007199254740992)"
         );
         assert!(parse_record_line(&line(u64::MAX)).is_err());
+    }
+
+    #[test]
+    fn driver_ruleset_and_move_cap_are_checked() {
+        let with = |extra: &str, moves: u32, reason: &str, censored: bool| {
+            parse_record_line(&format!(
+                r#"{{"seed":"0x00000001","policy":"center","driver":"headless","score":7,"moves":{moves},"levels":1,"clears":0,"reveals":0,"chainMaxDepth":1,"terminalReason":"{reason}","censored":{censored}{extra}}}"#
+            ))
+        };
+        assert!(with(r#","maxMoves":3"#, 3, "blocked-rise", false).is_ok());
+        assert!(with(r#","maxMoves":3"#, 3, "move-cap", true).is_ok());
+        assert!(
+            with(
+                r#","maxMoves":2000,"ruleset":"drop7-hardcore-5-v1""#,
+                3,
+                "no-legal-column",
+                false
+            )
+            .is_ok()
+        );
+        let message = |r: Result<GameRecord, RecordError>| r.unwrap_err().to_string();
+        assert_eq!(
+            message(with(r#","maxMoves":0"#, 3, "blocked-rise", false)),
+            "maxMoves is 0 (a move cap is at least 1)"
+        );
+        assert_eq!(
+            message(with(r#","maxMoves":2000"#, 2500, "blocked-rise", false)),
+            "moves 2500 is above maxMoves 2000"
+        );
+        assert_eq!(
+            message(with(r#","maxMoves":2000"#, 1999, "move-cap", true)),
+            "censored is true but moves 1999 is not maxMoves 2000 (a censored game stopped at the move cap)"
+        );
+        assert_eq!(
+            message(with(r#","ruleset":"x""#, 3, "blocked-rise", false)),
+            r#"bad ruleset "x": drop7 plays "drop7-hardcore-5-v1" only"#
+        );
+        for driver in ["stream", "latent"] {
+            let line = with("", 3, "blocked-rise", false).unwrap();
+            let text = serde_json::to_string(&GameRecord {
+                driver: driver.into(),
+                ..line
+            })
+            .unwrap();
+            assert!(parse_record_line(&text).is_ok(), "{driver}");
+        }
+        let bogus = r#"{"seed":"0x00000001","policy":"center","driver":"bo\u001bgus","score":7,"moves":3,"levels":1,"clears":0,"reveals":0,"chainMaxDepth":1,"terminalReason":"blocked-rise","censored":false}"#;
+        assert_eq!(
+            message(parse_record_line(bogus)),
+            r#"bad driver "bo\u{1b}gus": expected "headless", "stream" or "latent""#
+        );
     }
 
     #[test]

@@ -160,22 +160,31 @@ fn check_plot(plot: &Path) -> Result<()> {
         );
     }
     // A missing folder is named now, before any file is read.
-    if let Some(dir) = plot.parent()
-        && !dir.as_os_str().is_empty()
-        && !dir.is_dir()
-    {
+    if let Some(why) = missing_folder(plot) {
         bail!(
-            "cannot create --plot {}: {} {} (nothing was written)",
-            plot.display(),
-            dir.display(),
-            if dir.exists() {
-                "is not a folder"
-            } else {
-                "is not an existing folder"
-            }
+            "cannot create --plot {}: {why} (nothing was written)",
+            plot.display()
         );
     }
     output_target("--plot ", plot).map(|_| ())
+}
+
+/// Why a file cannot be made at `path` because of its folder: the folder is
+/// missing or is not a folder (`None` when it is one, or `path` has none).
+pub(crate) fn missing_folder(path: &Path) -> Option<String> {
+    let dir = path.parent().filter(|d| !d.as_os_str().is_empty())?;
+    if dir.is_dir() {
+        return None;
+    }
+    Some(format!(
+        "{} {}",
+        dir.display(),
+        if dir.exists() {
+            "is not a folder"
+        } else {
+            "is not an existing folder"
+        }
+    ))
 }
 
 /// After [`check_plot`] and the check that the picture is none of the
@@ -203,6 +212,9 @@ pub(crate) fn write_whole(
     write: impl FnOnce(&mut BufWriter<File>) -> Result<()>,
 ) -> Result<()> {
     let shown = out.display();
+    if let Some(why) = missing_folder(out) {
+        bail!("cannot create {label}{shown}: {why} (nothing was written)");
+    }
     let real = output_target(label, out)?;
     let dir = match real.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
@@ -375,6 +387,7 @@ pub fn run_merge(args: &MergeArgs) -> Result<()> {
                 None => reference = Some((rec.clone(), at.clone())),
                 Some((r, where_)) => {
                     if let Some((field, found, want)) = identity_difference(r, &rec) {
+                        let (found, want) = (super::shown(&found), super::shown(&want));
                         bail!(
                             "{at} belongs to another run: {field} is {found} there but {want} in {where_}"
                         );
@@ -1241,12 +1254,13 @@ impl OneRun {
                 "{shown} line {line} was played with driver {} but {where_} with \
                  driver {}: two drivers play different games from the same seeds, \
                  so these are not one cohort; {}",
-                rec.driver,
-                r.driver,
+                super::shown(&rec.driver),
+                super::shown(&r.driver),
                 self.drivers_advice
             );
         }
         if let Some((field, found, want)) = identity_difference(r, rec) {
+            let (found, want) = (super::shown(&found), super::shown(&want));
             bail!(
                 "{shown} line {line} belongs to another run: {field} is {found} there but {want} in {where_}"
             );
@@ -1458,8 +1472,8 @@ pub fn run_summary(args: &SummaryArgs) -> Result<()> {
         o,
         "cohort     {}, policy {}, driver {}, move cap {}",
         super::count(games, "game"),
-        reference.policy,
-        reference.driver,
+        super::shown(&reference.policy),
+        super::shown(&reference.driver),
         match (reference.max_moves, &reference.round) {
             // Scripted rounds (`play --round`): each round file sets its own.
             (_, Some(_)) => "per round".to_string(),
@@ -2034,8 +2048,8 @@ fn plot_ecdf(
         let title = format!(
             "{name}: scores of {}, {} ({}), mean {:.0}",
             super::count(score.n, "game"),
-            r.policy,
-            r.driver,
+            super::shown(&r.policy),
+            super::shown(&r.driver),
             score.mean()
         );
         let mut chart = ChartBuilder::on(&root)

@@ -112,6 +112,18 @@ pub fn main() -> ExitCode {
 /// line on stderr is cleared with it before a warning or when it is done.
 pub const CLEAR_LINE: &str = "\r\x1b[K";
 
+/// `text` as shown on a line of a terminal or a message: `{:?}`-quoted
+/// (escaped) if it holds a character that [`hides_text`], else as it is
+/// (a record's policy, a round id: a newline cannot split the line, an ESC
+/// cannot restyle it, a U+202E cannot reorder it).
+pub fn shown(text: &str) -> std::borrow::Cow<'_, str> {
+    if text.chars().any(hides_text) {
+        std::borrow::Cow::Owned(format!("{text:?}"))
+    } else {
+        std::borrow::Cow::Borrowed(text)
+    }
+}
+
 /// A character that must not reach a terminal line or a file name as it is:
 /// a control character (a newline would split the line), or a bidirectional
 /// control (U+202E and the others reorder the text shown around them).

@@ -945,7 +945,14 @@ pub(super) fn open_locked(path: &Path, flag: &str, new: &mut NewFiles) -> Result
                     .create(true)
                     .truncate(false)
                     .open(path)
-                    .with_context(|| format!("cannot open {flag} {shown}"))?,
+                    .map_err(|e| match super::cohort::missing_folder(path) {
+                        Some(why) => {
+                            anyhow!("cannot open {flag} {shown}: {why} (nothing was written)")
+                        }
+                        None => {
+                            anyhow::Error::new(e).context(format!("cannot open {flag} {shown}"))
+                        }
+                    })?,
             }
         }
     };
@@ -1339,6 +1346,7 @@ fn open_out(
             Err(e) => bail!("--out {shown} line {line}: {e}; not resuming (nothing was changed)"),
         };
         if let Some((field, found, want)) = identity_difference(template, &rec) {
+            let (found, want) = (super::shown(&found), super::shown(&want));
             bail!(
                 "--out {shown} line {line} was written by another run: {field} is {found} there but {want} here; not resuming (nothing was changed)"
             );

@@ -124,11 +124,7 @@ fn tape_id_problem(id: &str) -> Option<String> {
 /// holds a control or bidirectional-control character (a newline cannot
 /// split the line, a U+202E cannot reorder it).
 pub fn shown_id(id: &str) -> String {
-    if id.chars().any(super::hides_text) {
-        format!("{id:?}")
-    } else {
-        id.to_string()
-    }
+    super::shown(id).into_owned()
 }
 
 /// What a run may do with a tape of its own name already in `--tapes`.

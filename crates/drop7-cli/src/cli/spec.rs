@@ -253,6 +253,17 @@ impl GameArgs {
             self.table.is_some(),
             self.max_work.is_some(),
         );
+        // The reference engine has no gravity paths; only a fair policy's
+        // search (packed) still runs on the one chosen.
+        if matches!(engine, EngineSel::Reference)
+            && self.gravity.is_some()
+            && !matches!(policy, PolicySpec::Fair(_))
+        {
+            eprintln!(
+                "note: --gravity applies to the packed engine and fair policies' search only: ignored for --engine reference with {}",
+                self.policy
+            );
+        }
         Ok(GameSetup {
             policy,
             driver,
