@@ -92,7 +92,10 @@ class Game:
         """A game at a given position. ``moves_remaining`` defaults to 5;
         ``seed`` is 0..2**32-1, and ``None`` (the default) means seed 0.
         With the headless driver, the next move's reveals and next disc
-        come from (seed, moves_played), as in the game that reached it.
+        come from (seed, moves_played), as in the game that reached it; the
+        stream driver starts the seed's stream afresh (its draws depend on
+        every draw before, which a board does not carry; copy or pickle a
+        ``Game`` to continue a stream game exactly).
         ``score`` 0..2**53, ``level`` 1..2**31 and ``moves_played``
         0..2**31: bounds well below the counters' limits (u64, u32), so
         that playing on never wraps a counter (``step`` refuses a move with

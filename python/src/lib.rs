@@ -252,8 +252,15 @@ fn board_from(py: Python<'_>, obj: &Bound<'_, PyAny>) -> PyResult<Board> {
     let kind: String = arr.getattr("dtype")?.getattr("kind")?.extract()?;
     if kind != "i" && kind != "u" {
         let dtype = arr.getattr("dtype")?.str()?.to_string();
+        // A list holding an int past 64 bits (or a non-number) becomes an
+        // object array: say so, rather than only naming the dtype.
+        let hint = if kind == "O" {
+            " (every cell must be a cell code 0-9: a list holding a larger int or a non-number makes an object array)"
+        } else {
+            ""
+        };
         return Err(PyTypeError::new_err(format!(
-            "board must have an integer dtype (e.g. int8), got {dtype}"
+            "board must have an integer dtype (e.g. int8), got {dtype}{hint}"
         )));
     }
     let shape: Vec<usize> = arr.getattr("shape")?.extract()?;
@@ -674,7 +681,8 @@ impl Game {
     /// 5); `score` 0..2**53, `level` 1..2**31, `moves_played` 0..2**31 (so
     /// that playing on can never overflow a counter); `seed` 0..2**32-1
     /// (default None, which means seed 0). With the headless driver the next move's reveals and next
-    /// disc come from (seed, moves_played), as in the game that reached it.
+    /// disc come from (seed, moves_played), as in the game that reached it; the stream driver starts
+    /// the seed's stream afresh (copy or pickle a Game to continue a stream game exactly).
     /// A board with no legal column gives a game already over.
     ///
     /// Raises TypeError for a non-integer board dtype or argument,

@@ -98,6 +98,10 @@ def test_bad_input():
         drop7.Game.from_board(np.zeros((6, 7), np.int8), 1)
     with pytest.raises(TypeError, match="integer dtype"):
         drop7.Game.from_board(np.zeros((7, 7), np.float32), 1)
+    huge = [[0] * 7 for _ in range(7)]
+    huge[6][0] = 2**70
+    with pytest.raises(TypeError, match="got object .every cell must be a cell code 0-9"):
+        drop7.Game.from_board(huge, 1)
     with pytest.raises(ValueError, match=r"board\[2, 3\] is 10"):
         b = np.zeros((7, 7), np.int8)
         b[2:, 3] = 10
