@@ -12,6 +12,7 @@ use sha2::{Digest, Sha256};
 use crate::board::Board;
 pub use crate::formats::GameRecord;
 use crate::formats::{StopReason, parse_seed};
+use crate::game::DriverKind;
 
 /// The rules id written in every record (rules.md, recorded-tape format).
 pub const RULESET: &str = "drop7-hardcore-5-v1";
@@ -189,7 +190,12 @@ pub fn parse_record_line(line: &str) -> Result<GameRecord, RecordError> {
     if let Some(s) = &rec.shard {
         parse_shard(s).map_err(|_| RecordError::Shard(s.clone()))?;
     }
-    if !matches!(rec.driver.as_str(), "headless" | "stream" | "latent") {
+    let drivers = [
+        DriverKind::Headless.as_str(),
+        DriverKind::Stream.as_str(),
+        crate::round::LATENT_DRIVER,
+    ];
+    if !drivers.contains(&rec.driver.as_str()) {
         return Err(RecordError::Driver(rec.driver.clone()));
     }
     if let Some(r) = rec.ruleset.as_ref().filter(|r| *r != RULESET) {

@@ -21,6 +21,10 @@ use crate::tape::Tape;
 /// The format string of a scripted round.
 pub const ROUND_FORMAT: &str = "drop7-scripted-round-v1";
 
+/// The `driver` a scripted round's record and tape name (the round's discs
+/// and reveals come from its file's latent board, not from a seed driver).
+pub const LATENT_DRIVER: &str = "latent";
+
 /// A checked scripted round.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ScriptedRound {
@@ -245,12 +249,12 @@ pub fn play_round_until<E: CoreEngine, P: Policy>(
         Some(0),
         started,
     )?;
-    record.driver = "latent".to_string();
+    record.driver = LATENT_DRIVER.to_string();
     record.round = Some(round.id.clone());
     let mut tape = Tape::of_game(&game);
     tape.round = Some(round.id.clone());
     tape.policy = Some(labels.policy.clone());
-    tape.driver = Some("latent".to_string());
+    tape.driver = Some(LATENT_DRIVER.to_string());
     Some(RoundResult { record, tape })
 }
 

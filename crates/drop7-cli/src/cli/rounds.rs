@@ -120,13 +120,6 @@ fn tape_id_problem(id: &str) -> Option<String> {
     }
 }
 
-/// A round's `id` as shown on a line of text: `{:?}`-quoted (escaped) if it
-/// holds a control or bidirectional-control character (a newline cannot
-/// split the line, a U+202E cannot reorder it).
-pub fn shown_id(id: &str) -> String {
-    super::shown(id).into_owned()
-}
-
 /// What a run may do with a tape of its own name already in `--tapes`.
 #[derive(Clone, Copy, Debug)]
 pub enum ExistingTapes<'a> {
@@ -631,7 +624,7 @@ pub fn run(
         }
         o.push_str(&format!(
             "round      {} score {} moves {} level {} ({}){extra}\n",
-            shown_id(&r.id),
+            super::shown(&r.id),
             rec.score,
             rec.moves,
             rec.levels,
@@ -709,7 +702,7 @@ pub fn run(
         let mut ids: Vec<String> = not_played
             .iter()
             .take(10)
-            .map(|r| shown_id(&r.id))
+            .map(|r| super::shown(&r.id).into_owned())
             .collect();
         if not_played.len() > 10 {
             ids.push(format!("and {} more", not_played.len() - 10));
