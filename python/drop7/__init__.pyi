@@ -303,8 +303,10 @@ class Drop7VectorEnv(VectorEnv):
     ``info["action_mask"]`` bool (N, 7), ``info["seed"]`` uint32 (N,),
     ``info["score"]`` int64 (N,). ``reset(seed=s)``: env i plays seed s+i.
     ``num_envs`` 1-1048576 (2**20; else ValueError). ``step`` before the
-    first ``reset`` raises ``gymnasium.error.ResetNeeded``. Can be pickled
-    and deep-copied; the copy steps on exactly as the original."""
+    first ``reset`` raises ``gymnasium.error.ResetNeeded``; ``step`` or
+    ``reset`` after ``close()`` raises
+    ``gymnasium.error.ClosedEnvironmentError``. Can be pickled and
+    deep-copied; the copy steps on exactly as the original."""
 
     def __init__(
         self,

@@ -279,6 +279,12 @@ class Drop7VectorEnv(VectorEnv):
         self.__dict__.update(state)
         self._lock = threading.Lock()
 
+    def _check_open(self, call: str) -> None:
+        # As Gymnasium's AsyncVectorEnv: a closed env refuses to go on.
+        if self.closed:
+            raise gymnasium.error.ClosedEnvironmentError(
+                f"{call}() on a closed Drop7VectorEnv: make a new one")
+
     def _pack(self, raw) -> Tuple[Dict[str, np.ndarray], Dict[str, np.ndarray]]:
         board, next_disc, rise, level, mask = raw
         obs = {"board": board, "next_disc": next_disc, "moves_remaining": rise, "level": level}
@@ -305,8 +311,10 @@ class Drop7VectorEnv(VectorEnv):
         ``action_mask_in_obs``); infos ``action_mask`` bool ``(N, 7)``,
         ``seed`` uint32 ``(N,)``, ``score`` int64 ``(N,)``. Raises TypeError
         for a non-integer seed, ValueError for one out of range or a list
-        of the wrong length.
+        of the wrong length, ``gymnasium.error.ClosedEnvironmentError``
+        after ``close()``.
         """
+        self._check_open("reset")
         if isinstance(seed, (list, tuple)) or (isinstance(seed, np.ndarray) and seed.ndim == 1):
             # One seed per env (Gymnasium's list form): env i plays seed[i]
             # (None: a seed drawn from np_random).
@@ -351,10 +359,12 @@ class Drop7VectorEnv(VectorEnv):
         action is out of range or a full column, TypeError for a non-integer
         dtype, ValueError for a wrong shape or a restored game whose
         counters are at their limit, ``gymnasium.error.ResetNeeded``
-        before the first ``reset``. Threads sharing the env take turns: a
+        before the first ``reset``, ``gymnasium.error.ClosedEnvironmentError``
+        after ``close()``. Threads sharing the env take turns: a
         ``step``, ``reset`` or pickle waits for the one running (the games
         move without the GIL).
         """
+        self._check_open("step")
         if not self._has_reset:
             # As the single env (and Gymnasium's OrderEnforcing wrapper).
             raise gymnasium.error.ResetNeeded("call reset() before step()")

@@ -152,6 +152,19 @@ def test_vector_env_step_before_reset_raises_reset_needed():
     assert obs["moves_remaining"].tolist() == [4, 4]
 
 
+def test_vector_env_refuses_to_go_on_after_close():
+    """As Gymnasium's AsyncVectorEnv: a closed env neither steps nor resets;
+    closing twice is harmless."""
+    env = drop7.Drop7VectorEnv(num_envs=2)
+    env.reset(seed=1)
+    env.close()
+    env.close()
+    with pytest.raises(gymnasium.error.ClosedEnvironmentError, match=r"step\(\) on a closed"):
+        env.step(np.array([3, 3]))
+    with pytest.raises(gymnasium.error.ClosedEnvironmentError, match=r"reset\(\) on a closed"):
+        env.reset(seed=1)
+
+
 def test_env_integer_arguments_are_checked_by_type_and_range():
     """num_envs and max_moves: NumPy integers are integers, a bool or a float
     is a TypeError, a value out of range a ValueError naming the range (the

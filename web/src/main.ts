@@ -332,7 +332,10 @@ function openFromUrl(): void {
   const badAt = movesText.search(/[^0-6]/);
   if (badAt >= 0) {
     startGame(seed);
-    message(`Bad URL: "moves" must be digits 0-6 (columns), found ${JSON.stringify(movesText[badAt])} at position ${badAt + 1}. Started seed ${hex(seed)} from the opening.`);
+    // Whole characters (an emoji is two UTF-16 units), counted as such.
+    const found = String.fromCodePoint(movesText.codePointAt(badAt)!);
+    const position = Array.from(movesText.slice(0, badAt)).length + 1;
+    message(`Bad URL: "moves" must be digits 0-6 (columns), found ${JSON.stringify(found)} at position ${position}. Started seed ${hex(seed)} from the opening.`);
     return;
   }
   startGame(seed, Array.from(movesText, Number));

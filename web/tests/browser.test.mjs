@@ -216,8 +216,12 @@ test("bad URLs give a message and a working page", async () => {
   await settled(page, 1);
   await page.close();
   page = await open("?seed=7&moves=33x1");
-  assert.match(await message(page), /Bad URL: "moves" must be digits 0-6/);
+  assert.match(await message(page), /Bad URL: "moves" must be digits 0-6 \(columns\), found "x" at position 3\./);
   assert.equal((await read(page)).moves, 0);
+  await page.close();
+  // A character outside the BMP is named whole, at its place in characters.
+  page = await open("?seed=7&moves=3" + encodeURIComponent("\u{1F600}") + "1");
+  assert.match(await message(page), /found "\u{1F600}" at position 2\./u);
   await page.close();
   page = await open("?seed=7&moves=" + "3".repeat(40));
   assert.match(await message(page), /Shared URL: move \d+ \(digit 3: column 4\) cannot be played/);

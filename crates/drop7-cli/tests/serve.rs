@@ -144,6 +144,42 @@ fn errors_and_head() {
     assert!(body.is_empty());
     assert!(request(srv.1, b"POST / HTTP/1.1\r\n\r\n").0.contains("405"));
     assert!(request(srv.1, b"\r\n\r\n").0.contains("400"));
+    // HTTP/1.0 and 1.1 only; a line without a version (HTTP/0.9) or with
+    // more than three parts is a bad request.
+    let (status, _, body) = request(srv.1, b"GET / HTTP/1.0\r\n\r\n");
+    assert_eq!(status, "HTTP/1.1 200 OK");
+    assert_eq!(body, std::fs::read(dist().join("index.html")).unwrap());
+    for (line, want) in [
+        (
+            &b"GET / HTTP/2.0\r\n\r\n"[..],
+            "505 HTTP Version Not Supported",
+        ),
+        (b"GET / HTTP/3.1\r\n\r\n", "505 HTTP Version Not Supported"),
+        (b"GET /\r\n\r\n", "400 Bad Request"),
+        (b"GET / FTP/1.1\r\n\r\n", "400 Bad Request"),
+        (b"GET / HTTP/1.1 x\r\n\r\n", "400 Bad Request"),
+        (b"GET / HTTP/11\r\n\r\n", "400 Bad Request"),
+    ] {
+        let (status, _, body) = request(srv.1, line);
+        assert_eq!(status, format!("HTTP/1.1 {want}"), "{line:?}");
+        assert!(!body.is_empty(), "{line:?}");
+    }
+    // Percent-escapes in the path are decoded (RFC 3986 §2.1); a malformed
+    // one is a bad request.
+    for target in ["/main%2Ejs", "/main%2ejs?x=%zz", "/%69ndex.html"] {
+        assert_eq!(get(srv.1, target).0, "HTTP/1.1 200 OK", "{target}");
+    }
+    for target in ["/%2E%2E/Cargo.toml", "%2Fmain.js", "main.js"] {
+        assert!(get(srv.1, target).0.contains("404"), "{target}");
+    }
+    for target in ["/main%2", "/main%zzjs", "/%", "/%%41"] {
+        let (status, _, body) = get(srv.1, target);
+        assert_eq!(status, "HTTP/1.1 400 Bad Request", "{target}");
+        assert!(
+            String::from_utf8_lossy(&body).contains("hex digits"),
+            "{target}"
+        );
+    }
     // A shared link of a game of 20,000 moves: too long, and said so (the
     // rest of the request is read, so the answer arrives before the close).
     let long = format!("/?seed=1&moves={}", "3".repeat(20_000));

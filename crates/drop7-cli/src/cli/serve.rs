@@ -107,14 +107,78 @@ pub fn target_path(target: &str) -> Option<&str> {
     }
 }
 
-/// The asset at a request path (`/` is the page; a query string is ignored).
-pub fn asset(path: &str) -> Option<(&'static str, &'static [u8])> {
+/// The asset at a request path (`/` is the page; a query string is ignored;
+/// percent-escapes are decoded first, so `/main%2Ejs` is `/main.js`, RFC 3986
+/// §2.1). `Err` for a path with a malformed escape (`%` not followed by two
+/// hex digits), `Ok(None)` for a path that names no asset.
+pub fn asset(path: &str) -> Result<Option<Asset>, BadEscape> {
     let path = path.split(['?', '#']).next().unwrap_or("");
-    let path = if path == "/" { "/index.html" } else { path };
-    ASSETS
+    if !path.starts_with('/') {
+        // Not origin form (`*`, `main.js`, `%2Fmain.js`): no asset.
+        return Ok(None);
+    }
+    let decoded = percent_decoded(path)?;
+    let path = if decoded == b"/" {
+        &b"/index.html"[..]
+    } else {
+        &decoded[..]
+    };
+    Ok(ASSETS
         .iter()
-        .find(|(p, _, _)| *p == path)
-        .map(|&(_, t, b)| (t, b))
+        .find(|(p, _, _)| p.as_bytes() == path)
+        .map(|&(_, t, b)| (t, b)))
+}
+
+/// An embedded file: (content type, bytes).
+pub type Asset = (&'static str, &'static [u8]);
+
+/// A request path with a `%` not followed by two hex digits.
+#[derive(Debug, PartialEq, Eq)]
+pub struct BadEscape;
+
+/// `path` with every `%XX` escape replaced by its byte.
+fn percent_decoded(path: &str) -> Result<Vec<u8>, BadEscape> {
+    let bytes = path.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%' {
+            let hex = bytes.get(i + 1..i + 3).ok_or(BadEscape)?;
+            let hex = std::str::from_utf8(hex).map_err(|_| BadEscape)?;
+            if !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
+                return Err(BadEscape);
+            }
+            out.push(u8::from_str_radix(hex, 16).map_err(|_| BadEscape)?);
+            i += 3;
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    Ok(out)
+}
+
+/// How a request line's HTTP version is answered: `None` for HTTP/1.0 and
+/// HTTP/1.1 (served), else the status and body of the refusal: `505` for
+/// another `HTTP/x.y`, `400` for anything else or none (RFC 9112 §2.3, §3).
+pub fn version_refusal(version: Option<&str>) -> Option<(&'static str, &'static [u8])> {
+    let Some(version) = version else {
+        return Some((
+            "400 Bad Request",
+            b"bad request: the request line has no HTTP version (GET /path HTTP/1.1)\n",
+        ));
+    };
+    match version.strip_prefix("HTTP/").map(|v| v.as_bytes()) {
+        Some(b"1.0" | b"1.1") => None,
+        Some([major, b'.', minor]) if major.is_ascii_digit() && minor.is_ascii_digit() => Some((
+            "505 HTTP Version Not Supported",
+            b"only HTTP/1.0 and HTTP/1.1\n",
+        )),
+        _ => Some((
+            "400 Bad Request",
+            b"bad request: not an HTTP version (HTTP/1.1)\n",
+        )),
+    }
 }
 
 /// Runs `drop7 serve` until interrupted.
@@ -344,8 +408,8 @@ fn handle(mut s: TcpStream) -> io::Result<()> {
         }
     }
     let mut parts = line.split_whitespace();
-    let (method, path) = match (parts.next(), parts.next()) {
-        (Some(m), Some(p)) => (m, p),
+    let (method, path, version) = match (parts.next(), parts.next(), parts.next(), parts.next()) {
+        (Some(m), Some(p), v, None) => (m, p, v),
         _ => {
             return respond(
                 &mut s,
@@ -366,6 +430,9 @@ fn handle(mut s: TcpStream) -> io::Result<()> {
             false,
         );
     }
+    if let Some((status, body)) = version_refusal(version) {
+        return respond(&mut s, status, "text/plain", body, head);
+    }
     let Some(path) = target_path(path) else {
         return respond(
             &mut s,
@@ -376,7 +443,14 @@ fn handle(mut s: TcpStream) -> io::Result<()> {
         );
     };
     match asset(path) {
-        Some((ctype, body)) => respond(&mut s, "200 OK", ctype, body, head),
-        None => respond(&mut s, "404 Not Found", "text/plain", b"not found\n", head),
+        Ok(Some((ctype, body))) => respond(&mut s, "200 OK", ctype, body, head),
+        Ok(None) => respond(&mut s, "404 Not Found", "text/plain", b"not found\n", head),
+        Err(BadEscape) => respond(
+            &mut s,
+            "400 Bad Request",
+            "text/plain",
+            b"bad request: a % in the path not followed by two hex digits\n",
+            head,
+        ),
     }
 }
