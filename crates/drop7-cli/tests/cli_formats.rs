@@ -690,6 +690,47 @@ fn d7p_every_stop_stops_its_search() {
     );
 }
 
+/// An engine whose harness is gone (stdin at its end, no reader on
+/// stdout) stops at once, even in a search that would take hours.
+#[cfg(unix)]
+#[test]
+fn d7p_engine_ends_when_its_harness_is_gone() {
+    let mut child = Command::new(EXE)
+        .args(["d7p", "--policy", "fair:d8s32"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    stdin
+        .write_all(b"d7p\nposition startpos next 4 rise 5\ngo\n")
+        .unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let mut first = String::new();
+    stdout.read_line(&mut first).unwrap();
+    assert!(first.starts_with("id name drop7"), "{first}");
+    drop(stdin);
+    drop(stdout);
+    let start = std::time::Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break Some(status);
+        }
+        if start.elapsed() > Duration::from_secs(30) {
+            child.kill().unwrap();
+            child.wait().unwrap();
+            break None;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert_eq!(
+        status.and_then(|s| s.code()),
+        Some(0),
+        "still searching after 30 s"
+    );
+}
+
 /// Runs `drop7 d7p ARGS` on `input` (stdin then closed) with stdout to
 /// `stdout`; returns (exit code, stdout, stderr).
 fn d7p_session(args: &[&str], input: &str, stdout: Stdio) -> (Option<i32>, String, String) {

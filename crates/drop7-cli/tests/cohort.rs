@@ -908,6 +908,108 @@ fn a_second_writer_is_refused() {
     assert_eq!(stable(&out), stable(&want_file));
 }
 
+/// A tape that cannot be written stops the run at its game: every record in
+/// --out and every game in --trace has its tape, and --resume, once the
+/// cause is gone, ends as an uninterrupted run (records, trace and tapes).
+#[test]
+fn a_failed_tape_stops_the_run_and_resume_finishes_it() {
+    let dir = scratch("tape-fails");
+    let out = dir.join("x.jsonl");
+    let folder = out.with_extension("tapes");
+    // A folder where the tape of seed 0xc (the run's 4th game) is written
+    // before it is renamed into place.
+    let obstacle = folder.join(".0x0000000c.tape.json.partial");
+    std::fs::create_dir_all(&obstacle).unwrap();
+    let o = fair_run(&out, false).output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    let tape = folder.join("0x0000000c.tape.json");
+    assert!(
+        err.contains(&format!("writing tape {}", tape.display()))
+            && err.contains("rerun with --resume"),
+        "{err}"
+    );
+    let seeds: Vec<Value> = stable(&out).iter().map(|r| r["seed"].clone()).collect();
+    assert_eq!(seeds, ["0x00000009", "0x0000000a", "0x0000000b"]);
+    std::fs::remove_dir(&obstacle).unwrap();
+    let names: Vec<String> = tapes(&out).into_iter().map(|(n, _)| n).collect();
+    assert_eq!(
+        names,
+        [
+            "0x00000009.tape.json",
+            "0x0000000a.tape.json",
+            "0x0000000b.tape.json"
+        ]
+    );
+    let trace = std::fs::read_to_string(out.with_extension("trace")).unwrap();
+    assert!(!trace.is_empty() && !trace.contains("\"seed\":\"0x0000000c\""));
+    let o = fair_run(&out, true).output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let want = dir.join("want.jsonl");
+    assert!(fair_run(&want, false).status().unwrap().success());
+    assert_eq!(stable(&out), stable(&want));
+    assert_eq!(tapes(&out), tapes(&want));
+    assert_eq!(
+        std::fs::read(out.with_extension("trace")).unwrap(),
+        std::fs::read(want.with_extension("trace")).unwrap()
+    );
+}
+
+/// Two runs given one --tapes folder: the second is refused while the
+/// first writes there (each would write over the other's tapes), and the
+/// folder is free again once the first has ended (here: killed).
+#[test]
+fn a_second_run_into_one_tapes_folder_is_refused() {
+    let dir = scratch("tapes-lock");
+    let folder = dir.join("tapes");
+    // About a minute of games: still running when the second run starts.
+    let mut first = Command::new(env!("CARGO_BIN_EXE_drop7"))
+        .args([
+            "play",
+            "--policy",
+            "fair:d3s5",
+            "--games",
+            "300",
+            "--threads",
+            "1",
+        ])
+        .args(["--quiet", "--tapes", s(&folder)])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let t = Instant::now();
+    while !folder.join("0x00000001.tape.json").exists() && t.elapsed() < Duration::from_secs(60) {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let other = [
+        "play",
+        "--games",
+        "3",
+        "--seed-start",
+        "1000",
+        "--tapes",
+        s(&folder),
+    ];
+    let o = drop7(&other);
+    let running = first.try_wait().unwrap().is_none();
+    first.kill().unwrap();
+    first.wait().unwrap();
+    assert!(running, "the first run ended too soon for this test");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains(&format!(
+            "--tapes {} is in use by another running drop7",
+            folder.display()
+        )),
+        "{err}"
+    );
+    assert!(!folder.join("0x000003e8.tape.json").exists());
+    ok(&other);
+    assert!(folder.join("0x000003e8.tape.json").exists());
+}
+
 /// Files renamed over --out and --trace while a run writes them keep the
 /// other process's bytes; what this run wrote (records and trace lines up to
 /// the interruption) is copied beside each, and one error names both copies.

@@ -269,6 +269,34 @@ fn reader(tx: SyncSender<Line>, stop: Arc<AtomicBool>, out: Out) {
             break;
         }
     }
+    // The session finishes what it read (the channel ends once it has),
+    // unless no one can read its answers any more.
+    drop(tx);
+    exit_once_stdout_is_gone();
+}
+
+/// At the end of input: ends the process (exit status 0) as soon as stdout
+/// is a pipe or socket whose reader has gone (the harness crashed or was
+/// killed), instead of finishing searches no one will read (a deep one
+/// could run for hours). Checked every 100 ms; returns at once elsewhere
+/// than on Unix.
+fn exit_once_stdout_is_gone() {
+    #[cfg(unix)]
+    loop {
+        let mut p = libc::pollfd {
+            fd: libc::STDOUT_FILENO,
+            events: 0,
+            revents: 0,
+        };
+        // SAFETY: one valid `pollfd` (count 1), no wait: poll only reads
+        // and writes that struct. (No std API reports a pipe's reader gone
+        // without writing to it.)
+        let ready = unsafe { libc::poll(&mut p, 1, 0) };
+        if ready > 0 && p.revents & (libc::POLLERR | libc::POLLHUP) != 0 {
+            std::process::exit(0);
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
 }
 
 /// `info depth d values v0 … v6 work w`.

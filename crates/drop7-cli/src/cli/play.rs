@@ -82,8 +82,9 @@ pub struct PlayArgs {
     round: Vec<PathBuf>,
     /// Also write every game as a recorded tape (`drop7-recorded-game-v2`)
     /// into DIR, one file per game: `SEED.tape.json` (e.g. 0x00000001) or
-    /// `ROUND-ID.tape.json` (the id a plain file name). A tape already there
-    /// is refused without --force.
+    /// `ROUND-ID.tape.json` (the id a plain file name), each just before its
+    /// record. A tape already there is refused without --force; the folder
+    /// is locked for the run, as --out is.
     #[arg(long, value_name = "DIR")]
     tapes: Option<PathBuf>,
     /// Also write every move of every game in the trace format (the lines
@@ -145,7 +146,11 @@ pub fn run(args: &PlayArgs) -> Result<()> {
         }
         new.create_dir(dir, "--tapes")?;
     }
-    let tape_errors = super::rounds::TapeErrors::default();
+    // Held to the end of the run: no other drop7 writes tapes there meanwhile.
+    let _tapes_lock = match &args.tapes {
+        Some(dir) => super::rounds::lock_tapes(dir)?,
+        None => None,
+    };
     match args.threads {
         Some(0) => bail!("--threads must be at least 1"),
         Some(t) if t > MAX_THREADS => bail!("--threads {t} exceeds the limit of {MAX_THREADS}"),
@@ -273,7 +278,13 @@ pub fn run(args: &PlayArgs) -> Result<()> {
         );
         t.begin(trace_check.take(), next, &mut new)?;
     }
-    let book = tracer.as_ref().map(|t| t.book.clone());
+    // Each game's columns, noted by the workers, for its trace lines and its
+    // tape, both written with its record, in seed order, on this thread.
+    let book = match (&tracer, &args.tapes) {
+        (Some(t), _) => Some(t.book.clone()),
+        (None, Some(_)) => Some(super::trace::file::ColumnBook::default()),
+        (None, None) => None,
+    };
 
     let cfg = CohortConfig {
         seed_start: nth_seed(range.seed_start, kept.stats.games),
@@ -319,8 +330,36 @@ pub fn run(args: &PlayArgs) -> Result<()> {
     // Which file a write failed on (named in the error).
     let failed_file: std::cell::Cell<Option<Failed>> = std::cell::Cell::new(None);
     let mut line = Vec::with_capacity(1024);
+    let tape_policy = setup.policy.to_string();
     let mut on_record = |mut rec: GameRecord| -> io::Result<()> {
-        // The trace first: a record never reaches --out before its game's lines.
+        // The tape first, then the trace: a record never reaches --out
+        // before its game's tape and lines (a failed tape stops the run
+        // there, and --resume plays that game again).
+        if let (Some(dir), Some(book)) = (&args.tapes, &book) {
+            let seed = drop7::formats::parse_seed(&rec.seed).map_err(io::Error::other)?;
+            let columns = if tracer.is_some() {
+                book.columns(seed)
+            } else {
+                book.take(seed)
+            };
+            if let Err(e) =
+                super::rounds::write_seed_tape(dir, seed, &columns, setup.driver, &tape_policy)
+            {
+                // The games before this one are whole (tape, lines, record):
+                // their buffered lines and records go to disk now, so that
+                // the error's note on --resume sees them.
+                if let Some(t) = tracer.as_mut() {
+                    t.flush()
+                        .inspect_err(|_| failed_file.set(Some(Failed::Trace)))?;
+                }
+                if let Some(w) = writer.as_mut() {
+                    w.flush()
+                        .inspect_err(|_| failed_file.set(Some(Failed::Out)))?;
+                }
+                failed_file.set(Some(Failed::Tape));
+                return Err(io::Error::other(e));
+            }
+        }
         if let Some(t) = tracer.as_mut() {
             t.write_game(&rec)
                 .inspect_err(|_| failed_file.set(Some(Failed::Trace)))?;
@@ -364,6 +403,11 @@ pub fn run(args: &PlayArgs) -> Result<()> {
             after_failed_write(out, trace, matches!(failed, Some(Failed::Trace)))
         });
         match (failed, &out_shown, &trace_shown, note) {
+            (Some(Failed::Tape), _, _, Some(note)) => anyhow::Error::new(FailedWrite {
+                failure: e.to_string(),
+                note,
+            }),
+            (Some(Failed::Tape), _, _, None) => anyhow!("{e}"),
             (Some(Failed::Trace), _, Some(t), Some(note)) => anyhow::Error::new(FailedWrite {
                 failure: format!("writing --trace {t}: {e}"),
                 note,
@@ -397,27 +441,9 @@ pub fn run(args: &PlayArgs) -> Result<()> {
                     // A signal also cuts a long decision short (the game is
                     // abandoned either way).
                     let make = interruptible(make, &signals.stop);
-                    new.start().map(|()| match &args.tapes {
-                        None => {
-                            let noting = || Noting::new(make(), book.clone());
-                            run_cohort_with(engine, noting, &cfg, &ctl, &mut on_record)
-                        }
-                        Some(dir) => {
-                            let taping = || {
-                                Noting::new(
-                                    super::rounds::Taping::new(
-                                        make(),
-                                        dir.clone(),
-                                        setup.driver,
-                                        setup.policy.to_string(),
-                                        setup.max_moves,
-                                        tape_errors.clone(),
-                                    ),
-                                    book.clone(),
-                                )
-                            };
-                            run_cohort_with(engine, taping, &cfg, &ctl, &mut on_record)
-                        }
+                    new.start().map(|()| {
+                        let noting = || Noting::new(make(), book.clone());
+                        run_cohort_with(engine, noting, &cfg, &ctl, &mut on_record)
                     })
                 }))
                 .and_then(|r| r)
@@ -438,7 +464,6 @@ pub fn run(args: &PlayArgs) -> Result<()> {
         r.map_err(io_context)
     };
     let finished = summary.and_then(|summary| {
-        tape_errors.check()?;
         if let Some(t) = tracer.as_mut() {
             failed_file.set(Some(Failed::Trace));
             t.finish().map_err(io_context)?;
@@ -646,6 +671,8 @@ pub(super) struct FailedWrite {
 enum Failed {
     Out,
     Trace,
+    /// A tape of `--tapes` (its error names it).
+    Tape,
 }
 
 /// The games of this process's slice of the cohort.

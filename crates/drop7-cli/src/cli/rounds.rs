@@ -5,14 +5,12 @@ use std::fs;
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
 
 use anyhow::{Context, Result, anyhow, bail};
 use drop7::formats::{GameRecord, seed_hex};
 use drop7::game::DriverKind;
 use drop7::gravity::Portable;
 use drop7::latent::{CoreEngine, TrackedGame};
-use drop7::position::Position;
 use drop7::round::{RoundResult, ScriptedRound, play_round_until};
 use drop7::runner::{EngineGame, PackedEngine, Policy, RunLabels, available_threads};
 use drop7::runspec::{record_template, stamp_record};
@@ -20,22 +18,31 @@ use drop7::tape::Tape;
 
 use super::spec::{GameArgs, PolicySpec, with_engine, with_policy};
 
-/// The first error met while writing tapes from worker threads.
-#[derive(Clone, Default)]
-pub struct TapeErrors(Arc<Mutex<Option<String>>>);
-
-impl TapeErrors {
-    fn note(&self, e: String) {
-        let mut g = self.0.lock().unwrap_or_else(|p| p.into_inner());
-        g.get_or_insert(e);
-    }
-
-    /// Fails with the first error noted.
-    pub fn check(&self) -> Result<()> {
-        match self.0.lock().unwrap_or_else(|p| p.into_inner()).take() {
-            Some(e) => Err(anyhow!(e)),
-            None => Ok(()),
+/// Takes the `--tapes` folder `dir` for this run: an exclusive lock on the
+/// folder itself (`flock`, as `--out` is locked; no file is made), held as
+/// long as the handle returned. A second run given the same folder is
+/// refused before it writes anything: each would write over the other's
+/// tapes. (Not on other systems than Unix: `None`.)
+pub fn lock_tapes(dir: &Path) -> Result<Option<fs::File>> {
+    #[cfg(unix)]
+    {
+        use fs4::fs_std::FileExt;
+        let shown = dir.display();
+        let folder = fs::File::open(dir)
+            .with_context(|| format!("cannot open --tapes directory {shown}"))?;
+        match folder.try_lock_exclusive() {
+            Ok(true) => Ok(Some(folder)),
+            Ok(false) => bail!(
+                "--tapes {shown} is in use by another running drop7 (a second run writing tapes \
+                 there is refused; nothing was changed)"
+            ),
+            Err(e) => Err(e).with_context(|| format!("cannot lock --tapes directory {shown}")),
         }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = dir;
+        Ok(None)
     }
 }
 
@@ -194,7 +201,7 @@ pub fn refuse_existing_tapes(
     };
     let more = match found.len() - 1 {
         0 => String::new(),
-        n => format!(" (and {} more of this run's tapes)", n),
+        n => format!(" (and {n} more that this run would write)"),
     };
     bail!(
         "--tapes {} exists{more}: add --force to overwrite (nothing was changed)",
@@ -287,111 +294,31 @@ fn check_round_tapes(
     refuse_existing_tapes(dir, existing, |n| names.contains_key(n))
 }
 
-/// A policy wrapper that notes each game's columns and writes its tape when
-/// the next game starts (or the worker ends): the tape is rebuilt from
-/// (seed, driver, columns) on the packed engine, its reveal values written down.
-pub struct Taping<P: Policy> {
-    inner: P,
-    dir: PathBuf,
+/// Writes the tape of the finished seed game `seed` (played with `columns`
+/// under `driver` by `policy`) into `dir` as `SEED.tape.json`: the game is
+/// replayed on the packed engine and its reveal values written down. Whole
+/// or not at all; `Err` names the tape.
+pub fn write_seed_tape(
+    dir: &Path,
+    seed: u32,
+    columns: &[u8],
     driver: DriverKind,
-    policy: String,
-    /// The run's move cap (a game that reached it is finished).
-    max_moves: u32,
-    errors: TapeErrors,
-    game: Option<(u32, Vec<u8>)>,
-}
-
-impl<P: Policy> Taping<P> {
-    /// Wraps `inner`; tapes go to `dir`.
-    pub fn new(
-        inner: P,
-        dir: PathBuf,
-        driver: DriverKind,
-        policy: String,
-        max_moves: u32,
-        errors: TapeErrors,
-    ) -> Self {
-        Taping {
-            inner,
-            dir,
-            driver,
-            policy,
-            max_moves,
-            errors,
-            game: None,
+    policy: &str,
+) -> Result<(), String> {
+    let mut g = match driver {
+        DriverKind::Headless => TrackedGame::headless(PackedEngine(Portable), seed),
+        DriverKind::Stream => TrackedGame::stream(PackedEngine(Portable), seed),
+    };
+    for &c in columns {
+        if g.play_move(usize::from(c), &mut ()).is_err() {
+            break;
         }
     }
-
-    fn flush(&mut self) {
-        let Some((seed, columns)) = self.game.take() else {
-            return;
-        };
-        let mut g = match self.driver {
-            DriverKind::Headless => TrackedGame::headless(PackedEngine(Portable), seed),
-            DriverKind::Stream => TrackedGame::stream(PackedEngine(Portable), seed),
-        };
-        for &c in &columns {
-            if g.play_move(usize::from(c), &mut ()).is_err() {
-                break;
-            }
-        }
-        // A game abandoned by a stop (Ctrl-C, SIGTERM) is neither over nor
-        // at the move cap: it has no record, so it gets no tape (a resumed
-        // run plays it again and tapes it then).
-        if !g.position().game_over && columns.len() < self.max_moves as usize {
-            return;
-        }
-        let mut tape = Tape::of_game(&g);
-        tape.seed = Some(seed_hex(seed));
-        tape.policy = Some(self.policy.clone());
-        tape.driver = Some(self.driver.as_str().to_string());
-        if let Err(e) = write_tape(&self.dir, &seed_hex(seed), &tape) {
-            self.errors.note(e);
-        }
-    }
-}
-
-impl<P: Policy> Drop for Taping<P> {
-    fn drop(&mut self) {
-        self.flush();
-    }
-}
-
-impl<P: Policy> Policy for Taping<P> {
-    fn new_game(&mut self, seed: u32) {
-        self.flush();
-        self.game = Some((seed, Vec::new()));
-        self.inner.new_game(seed);
-    }
-    fn choose(&mut self, pos: &Position) -> Option<usize> {
-        let c = self.inner.choose(pos);
-        self.note(c)
-    }
-    fn choose_in<G: EngineGame>(&mut self, game: &G) -> Option<usize> {
-        let c = self.inner.choose_in(game);
-        self.note(c)
-    }
-    fn last_search(&self) -> Option<drop7::search::SearchStats> {
-        self.inner.last_search()
-    }
-    fn last_choice_timed(&self) -> bool {
-        self.inner.last_choice_timed()
-    }
-    fn may_time_choices(&self) -> bool {
-        self.inner.may_time_choices()
-    }
-    fn game_tallies(&self) -> Option<(u32, u32)> {
-        self.inner.game_tallies()
-    }
-}
-
-impl<P: Policy> Taping<P> {
-    fn note(&mut self, c: Option<usize>) -> Option<usize> {
-        if let (Some(c), Some((_, cols))) = (c, self.game.as_mut()) {
-            cols.push(c as u8);
-        }
-        c
-    }
+    let mut tape = Tape::of_game(&g);
+    tape.seed = Some(seed_hex(seed));
+    tape.policy = Some(policy.to_string());
+    tape.driver = Some(driver.as_str().to_string());
+    write_tape(dir, &seed_hex(seed), &tape)
 }
 
 /// Plays `rounds` on up to `threads` workers and hands each result to
@@ -505,9 +432,6 @@ pub fn run(
     force: bool,
 ) -> Result<()> {
     let setup = game.resolve(1)?;
-    // Ctrl-C/SIGTERM/SIGHUP: no new round starts, rounds in flight are abandoned,
-    // the finished ones are written (a second signal exits at once).
-    let signals = super::play::Signals::install()?;
     let mut rounds = Vec::new();
     for f in files {
         let text = super::read_capped(f)
@@ -521,6 +445,12 @@ pub fn run(
         rounds.push(r);
     }
     refuse_repeated_rounds(files, &rounds)?;
+    // Ctrl-C/SIGTERM/SIGHUP: no new round starts, rounds in flight are abandoned,
+    // the finished ones are written (a second signal exits at once). Not
+    // before the round files are read: a signal while one is opened or read
+    // (a FIFO with no writer yet blocks in its open) ends drop7 at once,
+    // with nothing written.
+    let signals = super::play::Signals::install()?;
     // A file or folder created while setting up is removed if the run
     // cannot start.
     let mut new = super::play::NewFiles::default();
@@ -533,6 +463,11 @@ pub fn run(
         check_round_tapes(dir, files, &rounds, force)?;
         new.create_dir(dir, "--tapes")?;
     }
+    // Held to the end of the run: no other drop7 writes tapes there meanwhile.
+    let _tapes_lock = match tapes {
+        Some(dir) => lock_tapes(dir)?,
+        None => None,
+    };
     let mut tracer = match trace {
         None => None,
         Some(path) => {

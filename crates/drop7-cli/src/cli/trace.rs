@@ -155,6 +155,11 @@ pub mod file {
             f(&mut self.0.lock().unwrap_or_else(|p| p.into_inner()))
         }
 
+        /// The columns of the game with `seed` so far (left in the book).
+        pub fn columns(&self, seed: u32) -> Vec<u8> {
+            self.with(|m| m.get(&seed).cloned()).unwrap_or_default()
+        }
+
         /// Takes the columns of the game with `seed`.
         pub fn take(&self, seed: u32) -> Vec<u8> {
             self.with(|m| m.remove(&seed)).unwrap_or_default()
