@@ -955,6 +955,47 @@ fn a_failed_tape_stops_the_run_and_resume_finishes_it() {
     );
 }
 
+/// Whatever is at a tape's temporary name is replaced, never written
+/// through: a symlink there leaves the file it points to alone, and a FIFO
+/// there does not block the run.
+#[cfg(unix)]
+#[test]
+fn a_tape_is_never_written_through_its_temporary_name() {
+    let dir = scratch("tape-temp");
+    let folder = dir.join("t");
+    std::fs::create_dir_all(&folder).unwrap();
+    let victim = dir.join("victim.txt");
+    std::fs::write(&victim, "precious\n").unwrap();
+    std::os::unix::fs::symlink(&victim, folder.join(".0x00000002.tape.json.partial")).unwrap();
+    let fifo = folder.join(".0x00000003.tape.json.partial");
+    assert!(
+        Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
+    ok(&["play", "--games", "4", "--tapes", s(&folder)]);
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious\n");
+    let mut names: Vec<String> = std::fs::read_dir(&folder)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(
+        names,
+        (1..=4)
+            .map(|n| format!("0x{n:08x}.tape.json"))
+            .collect::<Vec<_>>()
+    );
+    for n in &names {
+        assert!(
+            std::fs::symlink_metadata(folder.join(n)).unwrap().is_file(),
+            "{n}"
+        );
+    }
+}
+
 /// Two runs given one --tapes folder: the second is refused while the
 /// first writes there (each would write over the other's tapes), and the
 /// folder is free again once the first has ended (here: killed).

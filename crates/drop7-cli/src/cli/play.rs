@@ -148,7 +148,7 @@ pub fn run(args: &PlayArgs) -> Result<()> {
     }
     // Held to the end of the run: no other drop7 writes tapes there meanwhile.
     let _tapes_lock = match &args.tapes {
-        Some(dir) => super::rounds::lock_tapes(dir)?,
+        Some(dir) => super::rounds::lock_tapes(dir, &mut new)?,
         None => None,
     };
     match args.threads {
@@ -898,6 +898,12 @@ impl NewFiles {
             .with_context(|| format!("cannot create {flag} directory {}", dir.display()))?;
         self.created_dirs.extend(missing.into_iter().rev());
         Ok(())
+    }
+
+    /// The folders created so far are kept whatever happens (another run
+    /// holds them: see `rounds::lock_tapes`).
+    pub(super) fn keep_dirs(&mut self) {
+        self.created_dirs.clear();
     }
 
     /// The run starts: the pending cuts are made, and the files stay,

@@ -23,7 +23,7 @@ use super::spec::{GameArgs, PolicySpec, with_engine, with_policy};
 /// long as the handle returned. A second run given the same folder is
 /// refused before it writes anything: each would write over the other's
 /// tapes. (Not on other systems than Unix: `None`.)
-pub fn lock_tapes(dir: &Path) -> Result<Option<fs::File>> {
+pub fn lock_tapes(dir: &Path, new: &mut super::play::NewFiles) -> Result<Option<fs::File>> {
     #[cfg(unix)]
     {
         use fs4::fs_std::FileExt;
@@ -32,16 +32,21 @@ pub fn lock_tapes(dir: &Path) -> Result<Option<fs::File>> {
             .with_context(|| format!("cannot open --tapes directory {shown}"))?;
         match folder.try_lock_exclusive() {
             Ok(true) => Ok(Some(folder)),
-            Ok(false) => bail!(
-                "--tapes {shown} is in use by another running drop7 (a second run writing tapes \
-                 there is refused; nothing was changed)"
-            ),
+            Ok(false) => {
+                // The folder is the other run's even if this run made it
+                // too (both started together): it is not removed.
+                new.keep_dirs();
+                bail!(
+                    "--tapes {shown} is in use by another running drop7 (a second run writing \
+                     tapes there is refused; nothing was changed)"
+                )
+            }
             Err(e) => Err(e).with_context(|| format!("cannot lock --tapes directory {shown}")),
         }
     }
     #[cfg(not(unix))]
     {
-        let _ = dir;
+        let _ = (dir, new);
         Ok(None)
     }
 }
@@ -61,11 +66,30 @@ fn write_tape(dir: &Path, name: &str, tape: &Tape) -> Result<(), String> {
     // a run killed mid-write (kill -9) leaves no half tape, which a resume
     // could not tell from another run's file.
     let partial = dir.join(format!(".{}.partial", tape_file(name)));
-    let failed = |e: io::Error| format!("writing tape {}: {e}", path.display());
-    fs::write(&partial, text + "\n").map_err(|e| {
-        let _ = fs::remove_file(&partial);
-        failed(e)
-    })?;
+    let failed = |e: io::Error| {
+        format!(
+            "writing tape {} (through {}): {e}",
+            path.display(),
+            partial.display()
+        )
+    };
+    // Whatever is at the temporary name (a stale partial tape, or a symlink,
+    // FIFO or device put there) is removed, not opened: the tape is made as
+    // a new file (`create_new`: O_EXCL, which follows no symlink), so it
+    // never writes through a link to another file nor blocks on a FIFO. A
+    // folder there stays, and the create fails naming it.
+    let _ = fs::remove_file(&partial);
+    let written = fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&partial)
+        .and_then(|mut f| f.write_all((text + "\n").as_bytes()));
+    if let Err(e) = written {
+        if !fs::symlink_metadata(&partial).is_ok_and(|m| m.is_dir()) {
+            let _ = fs::remove_file(&partial);
+        }
+        return Err(failed(e));
+    }
     fs::rename(&partial, &path).map_err(|e| {
         let _ = fs::remove_file(&partial);
         failed(e)
@@ -465,7 +489,7 @@ pub fn run(
     }
     // Held to the end of the run: no other drop7 writes tapes there meanwhile.
     let _tapes_lock = match tapes {
-        Some(dir) => lock_tapes(dir)?,
+        Some(dir) => lock_tapes(dir, &mut new)?,
         None => None,
     };
     let mut tracer = match trace {
