@@ -85,9 +85,8 @@ fn write_tape(dir: &Path, name: &str, tape: &Tape) -> Result<(), String> {
         .open(&partial)
         .and_then(|mut f| f.write_all((text + "\n").as_bytes()));
     if let Err(e) = written {
-        if !fs::symlink_metadata(&partial).is_ok_and(|m| m.is_dir()) {
-            let _ = fs::remove_file(&partial);
-        }
+        // (A folder there is left: `remove_file` does not remove one.)
+        let _ = fs::remove_file(&partial);
         return Err(failed(e));
     }
     fs::rename(&partial, &path).map_err(|e| {
