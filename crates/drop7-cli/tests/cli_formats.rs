@@ -11,7 +11,7 @@ use std::process::{Command, Output, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
 
-use common::{data_path, fails, read_lines_gz};
+use common::{data_path, drop7_cmd, fails, read_lines_gz};
 use serde_json::Value;
 
 const EXE: &str = env!("CARGO_BIN_EXE_drop7");
@@ -139,6 +139,30 @@ fn tapes_roundtrip_and_tampering() {
         assert_eq!(rep["valid"], true, "{rep}");
         assert_eq!(rep["score"], rec["score"]);
         assert_eq!(rep["moves"], rec["moves"]);
+    }
+    // `-` reads one tape from standard input, named "-" in its line, and
+    // only once.
+    {
+        let tape = tapes.join("0x00000002.tape.json");
+        let o = drop7_cmd()
+            .args(["replay", "-", tape.to_str().unwrap()])
+            .stdin(std::fs::File::open(&tape).unwrap())
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let lines: Vec<Value> = String::from_utf8(o.stdout)
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        assert_eq!(lines.len(), 2);
+        assert_eq!(lines[0]["tape"], "-");
+        assert_eq!(lines[0]["valid"], true, "{}", lines[0]);
+        assert_eq!(lines[0]["score"], lines[1]["score"]);
+        fails(
+            &["replay", "-", "-"],
+            &["`-` (standard input) can be given only once"],
+        );
     }
     // Tampering with seed 1's tape.
     let path = tapes.join("0x00000001.tape.json");

@@ -495,10 +495,10 @@ fn write_failures_end_the_run_resumably() {
         // --resume is suggested when records reached --out (a trace limit
         // may be hit before the first records are flushed).
         let written = std::fs::metadata(&r).unwrap().len() > 0;
-        let note = if written {
-            "rerun with --resume to continue"
-        } else {
-            "nothing to resume"
+        let note = match (written, with_trace) {
+            (true, _) => "rerun with --resume to continue",
+            (false, false) => "nothing to resume",
+            (false, true) => "rerun with --resume to start again from the first game",
         };
         assert!(err.contains(note), "limit {limit}: {err}");
         a.push("--resume");

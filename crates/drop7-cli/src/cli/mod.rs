@@ -180,10 +180,15 @@ pub const MAX_FILE_BYTES: u64 = 256 << 20;
 /// Reads `path` whole, refusing more than [`MAX_FILE_BYTES`] (an
 /// `InvalidData` error: "larger than 256 MiB (the limit for a file read whole)").
 pub fn read_capped(path: &std::path::Path) -> io::Result<Vec<u8>> {
+    read_capped_from(std::fs::File::open(path)?)
+}
+
+/// Reads `source` to its end as [`read_capped`] reads a file (`replay -`
+/// reads standard input this way).
+pub fn read_capped_from(source: impl io::Read) -> io::Result<Vec<u8>> {
     use std::io::Read;
-    let file = std::fs::File::open(path)?;
     let mut bytes = Vec::new();
-    file.take(MAX_FILE_BYTES + 1).read_to_end(&mut bytes)?;
+    source.take(MAX_FILE_BYTES + 1).read_to_end(&mut bytes)?;
     if bytes.len() as u64 > MAX_FILE_BYTES {
         return Err(io::Error::new(
             io::ErrorKind::InvalidData,

@@ -574,7 +574,11 @@ fn after_failed_write(out: &Path, trace: Option<&Path>, trace_failed: bool) -> S
             "the complete records written so far to --out {shown} are kept; rerun with --resume to continue"
         ),
         (false, false) => "no record was written to it: nothing to resume".into(),
-        (false, true) => format!("no record was written to --out {shown}: nothing to resume"),
+        // The trace may hold the first game's lines: a rerun without
+        // --resume would refuse it, and --resume drops them and starts again.
+        (false, true) => format!(
+            "no record was written to --out {shown} yet; rerun with --resume to start again from the first game"
+        ),
     }
 }
 
@@ -1571,7 +1575,7 @@ mod tests {
         assert_eq!(
             after_failed_write(&empty, Some(&full), true),
             format!(
-                "no record was written to --out {}: nothing to resume",
+                "no record was written to --out {} yet; rerun with --resume to start again from the first game",
                 empty.display()
             )
         );

@@ -17,7 +17,8 @@ use super::spec::{EngineSel, resolve_engine};
 /// Options of `drop7 replay`.
 #[derive(Args, Debug)]
 pub struct ReplayArgs {
-    /// Tape files (JSON, `drop7-recorded-game-v2`).
+    /// Tape files (JSON, `drop7-recorded-game-v2`); `-` reads one tape from
+    /// standard input.
     #[arg(required = true, value_name = "TAPE")]
     pub tapes: Vec<PathBuf>,
     /// Engine that replays: packed (fast) or reference (plain).
@@ -37,8 +38,16 @@ pub fn run(args: &ReplayArgs) -> Result<bool> {
     let engine = resolve_engine(&args.engine, Some("portable"))?;
     let mut out = io::stdout().lock();
     let mut all_ok = true;
+    if args.tapes.iter().filter(|p| p.as_os_str() == "-").count() > 1 {
+        anyhow::bail!("`-` (standard input) can be given only once");
+    }
     for path in &args.tapes {
-        let r = match super::read_capped(path) {
+        let read = if path.as_os_str() == "-" {
+            super::read_capped_from(io::stdin().lock())
+        } else {
+            super::read_capped(path)
+        };
+        let r = match read {
             Err(e) => bad(format!("cannot read {}: {e}", path.display())),
             Ok(bytes) => match String::from_utf8(bytes) {
                 Err(e) => bad(format!("the file is {}", super::not_utf8(e.as_bytes()))),
