@@ -49,7 +49,7 @@ class MoveOutcome(TypedDict):
 class Position(TypedDict, total=False):
     board: str  # 49 characters, row 0 first
     next: Optional[int]  # next disc 1-7 (None in Game.position() once the game is over)
-    movesRemaining: int  # drops to the rise 1-5
+    movesRemaining: int  # drops to the rise 1-5 (0 in Game.position() after a blocked rise)
     gameOver: bool
 
 PositionLike = Union["Game", Mapping[str, Any]]

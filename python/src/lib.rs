@@ -689,7 +689,10 @@ impl Game {
     /// ValueError (naming the argument and its range) for a wrong shape, a
     /// cell outside 0-9, a floating disc or a value out of range.
     #[staticmethod]
-    #[pyo3(signature = (board, next_disc, moves_remaining = None, *, score = None, level = None, moves_played = None, seed = None, driver = "headless"))]
+    #[pyo3(
+        signature = (board, next_disc, moves_remaining = None, *, score = None, level = None, moves_played = None, seed = None, driver = "headless"),
+        text_signature = "(board, next_disc, moves_remaining=None, *, score=0, level=1, moves_played=0, seed=None, driver='headless')"
+    )]
     #[allow(clippy::too_many_arguments)]
     fn from_board(
         py: Python<'_>,
@@ -1126,7 +1129,10 @@ fn decision_dict<'py>(py: Python<'py>, d: &Decision) -> PyResult<Bound<'py, PyDi
 /// TypeError for a wrong type, MemoryError naming the table and its size
 /// when `table` cannot be allocated.
 #[pyfunction]
-#[pyo3(signature = (position, depth = None, strata = None, table = None, max_work = None, threads = None))]
+#[pyo3(
+    signature = (position, depth = None, strata = None, table = None, max_work = None, threads = None),
+    text_signature = "(position, depth=4, strata=5, table=None, max_work=None, threads=1)"
+)]
 fn decide<'py>(
     py: Python<'py>,
     position: &Bound<'py, PyAny>,

@@ -20,6 +20,21 @@ def test_check_env(kwargs):
         assert (obs["action_mask"] == info["action_mask"]).all()
 
 
+def test_a_bad_first_reset_leaves_the_env_usable_without_the_passive_checker():
+    # docs/python.md: Gymnasium's passive checker (1.4.0) cannot step after
+    # a failed first reset; the env itself can.
+    env = gymnasium.make("drop7/Drop7-v0", disable_env_checker=True)
+    with pytest.raises(ValueError, match="seed"):
+        env.reset(seed=-1)
+    obs, info = env.reset(seed=1)
+    a = int(np.flatnonzero(info["action_mask"])[0])
+    obs, r, terminated, truncated, info = env.step(a)
+    assert env.observation_space.contains(obs)
+    assert env.unwrapped.game.moves_played == 1
+    with pytest.raises(NotImplementedError):
+        drop7.Drop7VectorEnv(num_envs=2).render()
+
+
 def test_episode_reward_is_score_and_truncation():
     env = gymnasium.make("drop7/Drop7-v0", render_mode="ansi")
     obs, info = env.reset(seed=9)

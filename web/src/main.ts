@@ -469,6 +469,13 @@ function wire(): void {
       message(`Seed: ${errText(e, t)}`);
     }
   });
+  // Enter in the Seed box starts that game, as New game does.
+  $<HTMLInputElement>("seed-input").addEventListener("keydown", (e) => {
+    if (e.key === "Enter" && !e.isComposing) {
+      e.preventDefault();
+      $("new-game").click();
+    }
+  });
   $("random-game").addEventListener("click", () => startGame(randomSeed()));
   $("restart").addEventListener("click", () => begin(game.restarted()));
   $("undo").addEventListener("click", () => {

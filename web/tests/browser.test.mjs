@@ -143,9 +143,11 @@ test("200+ moves by clicking match drop7 trace, then game over refuses clicks", 
   let mismatches = 0;
   for (const [i, lines] of gs.entries()) {
     if (i > 0) {
-      // The next game through the seed box and the New game button.
+      // The next game through the seed box and the New game button, or
+      // Enter in the seed box.
       await page.fill("[data-testid=seed-input]", String(lines[0].seed));
-      await page.click("[data-testid=new-game]");
+      if (i % 2 === 1) await page.press("[data-testid=seed-input]", "Enter");
+      else await page.click("[data-testid=new-game]");
       await settled(page, 0);
     }
     const start = await read(page);
@@ -434,6 +436,9 @@ test("dropped files: a tape replays move by move; corrupt and foreign files get 
     await dropFile(page, "deep.json", `{"format":${"[".repeat(5000)}${"]".repeat(5000)}}`);
     await page.waitForFunction(() => /deep.json/.test(document.querySelector("[data-testid=message]").textContent));
     assert.match(await message(page), /invalid-format: invalid JSON \(recursion limit exceeded/);
+    await dropFile(page, "array.json", `${"[".repeat(5000)}${"]".repeat(5000)}`);
+    await page.waitForFunction(() => /array.json/.test(document.querySelector("[data-testid=message]").textContent));
+    assert.match(await message(page), /Cannot replay “array.json”: not a drop7 tape or trace: a JSON array/);
   }
   await page.screenshot({ path: `${SHOTS}/bad-file.png` });
   // Advice on the live game, then a replay: the advice line goes with the bars.

@@ -50,6 +50,12 @@ pub fn replay_text(text: &str) -> Result<Replay, String> {
     if t.is_empty() {
         return Err("the file is empty".into());
     }
+    if t.starts_with('[') {
+        return Err(
+            "not a drop7 tape or trace: a JSON array (expected a drop7-recorded-game-v2 object or trace lines)"
+                .into(),
+        );
+    }
     if !t.starts_with('{') {
         return Err(
             "not a drop7 tape or trace: expected JSON (a drop7-recorded-game-v2 object or trace lines)"

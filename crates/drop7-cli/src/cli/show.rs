@@ -57,7 +57,8 @@ pub struct ShowArgs {
     /// Print the board after every move (and the opening) as plain text and exit (no terminal needed).
     #[arg(long)]
     plain: bool,
-    /// Milliseconds per move when playing (space toggles play).
+    /// Milliseconds per move when playing (space toggles play); a value under
+    /// 10 plays at 10.
     #[arg(
         long,
         default_value_t = 400,
