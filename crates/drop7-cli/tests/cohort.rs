@@ -468,6 +468,77 @@ fn summary_and_compare_agree_with_a_recomputation() {
         "caution    from 9 pairs a bootstrap bound holds less than 95% of the time: Student's t gives mean delta ≥ {t9:.2}\n"
     );
     assert!(text.contains(&want), "{text}\n{want}");
+    let doubt = |d: &[f64], t: f64| {
+        let n = (d.len() as f64).sqrt();
+        mean(d).abs() > 1.645 * sd(d) / n && mean(d).abs() <= t * sd(d) / n
+    };
+    assert_eq!(
+        text.contains("(but from 9 pairs Student's t gives mean delta"),
+        doubt(&d9, 1.859_548_037_530_898),
+        "{text}"
+    );
+    // 10 center games against 10 random ones: above the floor, but t
+    // (t(0.95, 9) = 1.833113) does not exclude 0: the verdict says so.
+    let (c10, r10) = (dir.join("c10.jsonl"), dir.join("r10.jsonl"));
+    ok(&["play", "--games", "10", "--out", s(&c10), "--quiet"]);
+    ok(&[
+        "play",
+        "--games",
+        "10",
+        "--policy",
+        "random",
+        "--out",
+        s(&r10),
+        "--quiet",
+    ]);
+    let score = |f: &std::path::Path| -> Vec<f64> {
+        stable(f)
+            .iter()
+            .map(|r| r["score"].as_f64().unwrap())
+            .collect()
+    };
+    let d10: Vec<f64> = score(&r10)
+        .iter()
+        .zip(score(&c10))
+        .map(|(x, y)| y - x)
+        .collect();
+    assert!(doubt(&d10, 1.833_112_932_653_634), "{d10:?}");
+    // Random as the candidate scores higher (t's lower bound below 0), center
+    // lower (t's upper bound above 0).
+    let m10 = 1.833_112_932_653_634 * sd(&d10) / 10f64.sqrt();
+    let text = ok(&["compare", s(&c10), s(&r10)]);
+    let want = format!(
+        "is above the floor: the candidate scores higher than the base (but from 10 pairs Student's t gives mean delta ≥ {:.2}, which does not exclude 0)\n",
+        -mean(&d10) - m10
+    );
+    assert!(text.contains(&want), "{text}\n{want}");
+    let text = ok(&["compare", s(&r10), s(&c10)]);
+    let want = format!(
+        "is above the floor: the candidate scores lower than the base (but from 10 pairs Student's t gives mean delta ≤ {:.2}, which does not exclude 0)\n",
+        mean(&d10) + m10
+    );
+    assert!(text.contains(&want), "{text}\n{want}");
+    let json: Value = serde_json::from_str(&ok(&["compare", s(&r10), s(&c10), "--json"])).unwrap();
+    assert_eq!(json["aboveFloor"], true);
+    // A bootstrap seed in hex is that number.
+    assert_eq!(
+        ok(&[
+            "compare",
+            s(&a9),
+            s(&b9),
+            "--json",
+            "--bootstrap-seed",
+            "0x10"
+        ]),
+        ok(&[
+            "compare",
+            s(&a9),
+            s(&b9),
+            "--json",
+            "--bootstrap-seed",
+            "16"
+        ])
+    );
     // Too few resamples are refused.
     for cmd in [&["summary", s(&a)][..], &["compare", s(&a), s(&b)][..]] {
         fails(
@@ -1228,4 +1299,69 @@ fn compare_verdict_names_the_direction() {
         same.contains("is not above the floor: not a measurement\n"),
         "{same}"
     );
+}
+
+/// A name of an open descriptor (`/dev/stdout`, `/dev/fd/1`,
+/// `/proc/self/fd/1`, or a link to one) is not a file to replace: `merge
+/// --force /dev/stdout >> FILE` and `summary --plot /dev/stdout` are refused
+/// and FILE keeps its lines (before, the rename replaced FILE with the
+/// merged records). A link to a file is followed as before.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_descriptor_is_not_a_file_to_replace() {
+    let dir = scratch("descriptor");
+    let part = |i: u32| dir.join(format!("part{i}.jsonl"));
+    for i in 1..=2 {
+        let shard = format!("{i}/2");
+        ok(&[
+            "play",
+            "--games",
+            "6",
+            "--shard",
+            &shard,
+            "--out",
+            s(&part(i)),
+            "--quiet",
+        ]);
+    }
+    let so = dir.join("so.txt");
+    let link = dir.join("link-to-stdout");
+    std::os::unix::fs::symlink("/dev/stdout", &link).unwrap();
+    for out in ["/dev/stdout", "/dev/fd/1", "/proc/self/fd/1", s(&link)] {
+        std::fs::write(&so, "before\n").unwrap();
+        let appended = std::fs::OpenOptions::new().append(true).open(&so).unwrap();
+        let o = common::drop7_cmd()
+            .args(["merge", "--force", out, s(&part(1)), s(&part(2))])
+            .stdout(appended)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{out}: {err}");
+        assert!(
+            err.contains("names an open file descriptor"),
+            "{out}: {err}"
+        );
+        assert_eq!(std::fs::read_to_string(&so).unwrap(), "before\n", "{out}");
+    }
+    std::fs::write(&so, "before\n").unwrap();
+    let appended = std::fs::OpenOptions::new().append(true).open(&so).unwrap();
+    let svg = dir.join("plot.svg");
+    std::os::unix::fs::symlink("/dev/stdout", &svg).unwrap();
+    let o = common::drop7_cmd()
+        .args(["summary", s(&part(1)), "--plot", s(&svg)])
+        .stdout(appended)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("names an open file descriptor"), "{err}");
+    assert_eq!(std::fs::read_to_string(&so).unwrap(), "before\n");
+    // A link to a file elsewhere is followed, as before.
+    let real = dir.join("merged.jsonl");
+    std::fs::write(&real, "").unwrap();
+    let to_file = dir.join("link-to-file");
+    std::os::unix::fs::symlink(&real, &to_file).unwrap();
+    ok(&["merge", s(&to_file), s(&part(1)), s(&part(2))]);
+    assert!(std::fs::symlink_metadata(&to_file).unwrap().is_symlink());
+    assert_eq!(stable(&real).len(), 6);
 }

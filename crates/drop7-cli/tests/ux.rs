@@ -251,6 +251,13 @@ fn rise_and_next_errors_name_the_flags() {
         &["show", "--seed", "0x+1"],
         &["--seed", "invalid seed \"0x+1\""],
     );
+    for bad in ["+5", "0x+1", "0x", "5x", "18446744073709551616"] {
+        let err = usage_error(&["summary", "x.jsonl", "--bootstrap-seed", bad]);
+        assert!(
+            err.contains(&format!("{bad:?} is not a seed: decimal or 0x hex")),
+            "{bad}: {err}"
+        );
+    }
     // Any other numeric flag: a negative number is that flag's invalid
     // value (a usage error), not an unknown argument with a `-- -1` tip.
     for args in [

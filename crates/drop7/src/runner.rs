@@ -877,8 +877,9 @@ impl CohortSummary {
 /// policy with an expensive table is built `threads` times, not per game),
 /// then pulls batches of game indices from a shared atomic cursor (a batch
 /// grows while its games are cheap, so slow games go one at a time). Results
-/// travel over a channel to the calling thread, which buffers the batches that
-/// arrive early.
+/// travel over a bounded channel to the calling thread, which buffers the
+/// batches that arrive early (when `on_record` is slower than the workers,
+/// they wait: memory does not grow with the cohort).
 ///
 /// # Errors
 /// The first error of `on_record`; the workers then stop after their current game.
@@ -1028,7 +1029,12 @@ where
     } else {
         let cursor = AtomicU64::new(0);
         let stop = AtomicBool::new(false);
-        let (tx, rx) = mpsc::channel::<(u64, Vec<GameRecord>)>();
+        // Bounded: when `on_record` falls behind (a slow reader of `--out`,
+        // such as `>(gzip -9 …)`), the workers wait instead of piling up
+        // finished records in memory, and a stop leaves at most this many
+        // batches to hand over. The collector never waits on a worker but
+        // in `recv`, so a full channel cannot deadlock.
+        let (tx, rx) = mpsc::sync_channel::<(u64, Vec<GameRecord>)>(2 * threads);
         std::thread::scope(|scope| -> io::Result<()> {
             for _ in 0..threads {
                 let tx = tx.clone();

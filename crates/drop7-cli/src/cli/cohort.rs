@@ -72,6 +72,11 @@ pub(crate) fn output_target(label: &str, out: &Path) -> Result<PathBuf> {
         Err(e) => return Err(e).with_context(|| format!("cannot inspect {label}{shown}")),
     };
     if meta.file_type().is_symlink() {
+        if names_a_descriptor(out) {
+            bail!(
+                "{label}{shown} names an open file descriptor (a link through /dev or /proc, such as /dev/stdout), not a file: replacing the file behind it would lose what was written there; name the file itself (nothing was written)"
+            );
+        }
         let real = std::fs::canonicalize(out).map_err(|e| {
             // A link to a pipe or socket (`/dev/stdout` in a pipeline) has
             // a target, with no path to resolve to.
@@ -95,6 +100,32 @@ pub(crate) fn output_target(label: &str, out: &Path) -> Result<PathBuf> {
         bail!("{label}{shown} is not a regular file: nothing was written");
     }
     Ok(out.to_path_buf())
+}
+
+/// Whether the symlink `out`, or a link it leads through, lies in `/dev` or
+/// under `/proc`: `/dev/stdout`, `/dev/fd/1`, `/proc/self/fd/1` (a
+/// process's descriptor, whose file a rename would replace: `merge --force
+/// /dev/stdout >> FILE` would lose FILE's lines). A link in `/dev/shm` and
+/// a regular file anywhere are not.
+fn names_a_descriptor(out: &Path) -> bool {
+    let mut link = out.to_path_buf();
+    // At most 40 links, as the kernel follows (ELOOP beyond).
+    for _ in 0..40 {
+        let parent = match link.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+            _ => PathBuf::from("."),
+        };
+        if let Ok(dir) = std::fs::canonicalize(&parent)
+            && (dir == Path::new("/dev") || dir.starts_with("/proc"))
+        {
+            return true;
+        }
+        match std::fs::read_link(&link) {
+            Ok(next) => link = parent.join(next),
+            Err(_) => return false,
+        }
+    }
+    false
 }
 
 /// Refuses a file that another drop7 holds locked (a `play --out` or
@@ -885,6 +916,20 @@ fn sorted_quantile(sorted: &[f64], p: f64) -> f64 {
     type7(sorted[lo], sorted[lo + 1], rem, 1.0)
 }
 
+/// A `--bootstrap-seed`: decimal or `0x` hex, 0..2^64 − 1.
+fn parse_bootstrap_seed(text: &str) -> std::result::Result<u64, String> {
+    let t = text.trim();
+    // Digits only: Rust's parsers would take a sign (`+5`).
+    let parsed = match t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
+        Some(hex) if !hex.is_empty() && hex.bytes().all(|b| b.is_ascii_hexdigit()) => {
+            u64::from_str_radix(hex, 16).ok()
+        }
+        None if !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit()) => t.parse::<u64>().ok(),
+        _ => None,
+    };
+    parsed.ok_or_else(|| format!("{text:?} is not a seed: decimal or 0x hex, 0..2^64-1"))
+}
+
 /// The fixed seed of every bootstrap (override with `--bootstrap-seed`).
 const BOOTSTRAP_SEED: u64 = 0xD7_C0_40_27;
 
@@ -910,8 +955,9 @@ pub struct SummaryArgs {
         allow_negative_numbers = true
     )]
     resamples: u32,
-    /// Seed of the bootstrap's random streams (fixed: results are reproducible).
-    #[arg(long, default_value_t = BOOTSTRAP_SEED, value_name = "SEED", allow_negative_numbers = true)]
+    /// Seed of the bootstrap's random streams (fixed: results are
+    /// reproducible); decimal or 0x hex, 0..2^64-1.
+    #[arg(long, default_value_t = BOOTSTRAP_SEED, value_name = "SEED", allow_negative_numbers = true, value_parser = parse_bootstrap_seed)]
     bootstrap_seed: u64,
     /// Also draw the score distribution (ECDF) as an SVG picture.
     #[arg(long, value_name = "FILE.svg")]
@@ -1620,8 +1666,9 @@ pub struct CompareArgs {
         allow_negative_numbers = true
     )]
     resamples: u32,
-    /// Seed of the bootstrap's random streams (fixed: results are reproducible).
-    #[arg(long, default_value_t = BOOTSTRAP_SEED, value_name = "SEED", allow_negative_numbers = true)]
+    /// Seed of the bootstrap's random streams (fixed: results are
+    /// reproducible); decimal or 0x hex, 0..2^64-1.
+    #[arg(long, default_value_t = BOOTSTRAP_SEED, value_name = "SEED", allow_negative_numbers = true, value_parser = parse_bootstrap_seed)]
     bootstrap_seed: u64,
     /// Also draw the paired deltas, sorted, with the bound and the floor, as an SVG picture.
     #[arg(long, value_name = "FILE.svg")]
@@ -1895,9 +1942,29 @@ pub fn run_compare(args: &CompareArgs) -> Result<()> {
         (true, true) => ": the candidate scores higher than the base",
         (true, false) => ": the candidate scores lower than the base",
     };
+    // From few pairs the floor (a normal quantile) is narrower than
+    // Student's t: say so when t would not exclude a delta of 0 the other
+    // way (the text only; the JSON keeps `aboveFloor` and `verdict`).
+    let t_margin = delta
+        .sd()
+        .map(|sd| t_quantile(0.95, pairs) * sd / (pairs as f64).sqrt());
+    let t_doubt = match t_margin {
+        Some(m) if above && pairs < SMALL_COHORT && delta.mean().abs() <= m => {
+            let (sign, bound) = if delta.mean() > 0.0 {
+                ("≥", delta.mean() - m)
+            } else {
+                ("≤", delta.mean() + m)
+            };
+            format!(
+                " (but from {} Student's t gives mean delta {sign} {bound:.2}, which does not exclude 0)",
+                super::count(pairs, "pair")
+            )
+        }
+        _ => String::new(),
+    };
     writeln!(
         o,
-        "verdict    |mean delta| {:.2} is {verdict}{direction}",
+        "verdict    |mean delta| {:.2} is {verdict}{direction}{t_doubt}",
         delta.mean().abs()
     )?;
     note_plot(&mut o, args.plot.as_deref())?;
@@ -2088,9 +2155,12 @@ fn plot_ecdf(
             .label(format!("median {median:.0}"))
             .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], BLACK));
         if let Some(ci) = ci {
+            // A visible band at least, centred on a (near) zero-width interval.
+            let half = ((ci.1 - ci.0) / 2.0).max(pad * 0.025);
+            let mid = (ci.0 + ci.1) / 2.0;
             chart
                 .draw_series([Rectangle::new(
-                    [(ci.0, 0.0), (ci.1.max(ci.0 + pad * 0.05), 1.0)],
+                    [(mid - half, 0.0), (mid + half, 1.0)],
                     RED.mix(0.25).filled(),
                 )])
                 .map_err(plot_err)?
