@@ -686,7 +686,10 @@ fn interactive(title: &str, frames: &[Frame], speed: Duration, wave: Duration) -
                             last_step = Instant::now();
                         }
                         KeyCode::Char('+') => speed = (speed / 2).max(Duration::from_millis(10)),
-                        KeyCode::Char('-') => speed = (speed * 2).min(Duration::from_secs(10)),
+                        // Slower, up to 10 s a move (a slower --speed stays).
+                        KeyCode::Char('-') => {
+                            speed = (speed * 2).min(Duration::from_secs(10)).max(speed);
+                        }
                         _ => {}
                     }
                     if at == was + 1 && !wave.is_zero() && !frames[at].steps.is_empty() {
