@@ -53,7 +53,12 @@ fn rounds() -> Vec<String> {
 }
 
 fn jsonl(path: &std::path::Path) -> Vec<Value> {
-    std::fs::read_to_string(path)
+    json_lines(&std::fs::read(path).unwrap())
+}
+
+/// The JSON lines of a command's output.
+fn json_lines(bytes: &[u8]) -> Vec<Value> {
+    std::str::from_utf8(bytes)
         .unwrap()
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
@@ -150,11 +155,7 @@ fn tapes_roundtrip_and_tampering() {
             .output()
             .unwrap();
         assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-        let lines: Vec<Value> = String::from_utf8(o.stdout)
-            .unwrap()
-            .lines()
-            .map(|l| serde_json::from_str(l).unwrap())
-            .collect();
+        let lines = json_lines(&o.stdout);
         assert_eq!(lines.len(), 2);
         assert_eq!(lines[0]["tape"], "-");
         assert_eq!(lines[0]["valid"], true, "{}", lines[0]);
@@ -375,11 +376,7 @@ fn tapes_roundtrip_and_tampering() {
     std::fs::write(&p, &text[..text.len() / 2]).unwrap();
     let o = drop7(&["replay", p.to_str().unwrap(), path.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(1));
-    let lines: Vec<Value> = String::from_utf8(o.stdout)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let lines = json_lines(&o.stdout);
     assert_eq!(lines.len(), 2);
     assert_eq!(lines[0]["failure"], "invalid-format");
     assert!(lines[0]["error"].as_str().unwrap().contains("truncated"));

@@ -1039,13 +1039,7 @@ fn a_tape_is_never_written_through_its_temporary_name() {
     std::fs::write(&victim, "precious\n").unwrap();
     std::os::unix::fs::symlink(&victim, folder.join(".0x00000002.tape.json.partial")).unwrap();
     let fifo = folder.join(".0x00000003.tape.json.partial");
-    assert!(
-        Command::new("mkfifo")
-            .arg(&fifo)
-            .status()
-            .unwrap()
-            .success()
-    );
+    common::mkfifo(&fifo);
     ok(&["play", "--games", "4", "--tapes", s(&folder)]);
     assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious\n");
     let mut names: Vec<String> = std::fs::read_dir(&folder)

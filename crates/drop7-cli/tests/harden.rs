@@ -606,13 +606,7 @@ fn a_slow_reader_of_out_holds_no_backlog() {
     use std::os::unix::fs::OpenOptionsExt;
     let dir = scratch("slow-reader");
     let fifo = dir.join("out.fifo");
-    assert!(
-        Command::new("mkfifo")
-            .arg(&fifo)
-            .status()
-            .unwrap()
-            .success()
-    );
+    common::mkfifo(&fifo);
     // Opened without waiting for a writer, so the run finds its reader.
     let mut reader = std::fs::OpenOptions::new()
         .read(true)

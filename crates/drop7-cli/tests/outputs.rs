@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 mod common;
-use common::{drop7, ok_output as ok, s};
+use common::{drop7, mkfifo, ok_output as ok, s};
 
 /// Runs a command that must fail (status 1) with one `error: …` line
 /// containing every `needle`.
@@ -26,11 +26,6 @@ fn fails(args: &[&str], needles: &[&str]) -> String {
 
 fn scratch(name: &str) -> PathBuf {
     common::scratch_in("outputs", name)
-}
-
-/// Makes a FIFO at `path` (with `mkfifo`).
-fn mkfifo(path: &Path) {
-    assert!(Command::new("mkfifo").arg(path).status().unwrap().success());
 }
 
 fn cohort(dir: &Path) -> PathBuf {

@@ -1822,7 +1822,8 @@ pub fn run_compare(args: &CompareArgs) -> Result<()> {
         (lower, floor, above)
     });
     // Student's t bound: mean − t(0.95, n − 1)·sd/√n.
-    let t_lower = sd.map(|sd| delta.mean() - t_quantile(0.95, pairs) * sd / (pairs as f64).sqrt());
+    let t_margin = sd.map(|sd| t_quantile(0.95, pairs) * sd / (pairs as f64).sqrt());
+    let t_lower = t_margin.map(|m| delta.mean() - m);
     let verdict = measured.map(|(_, _, above)| {
         if above {
             "above the floor"
@@ -1945,9 +1946,6 @@ pub fn run_compare(args: &CompareArgs) -> Result<()> {
     // From few pairs the floor (a normal quantile) is narrower than
     // Student's t: say so when t would not exclude a delta of 0 the other
     // way (the text only; the JSON keeps `aboveFloor` and `verdict`).
-    let t_margin = delta
-        .sd()
-        .map(|sd| t_quantile(0.95, pairs) * sd / (pairs as f64).sqrt());
     let t_doubt = match t_margin {
         Some(m) if above && pairs < SMALL_COHORT && delta.mean().abs() <= m => {
             let (sign, bound) = if delta.mean() > 0.0 {

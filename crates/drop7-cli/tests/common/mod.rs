@@ -7,6 +7,17 @@ use std::path::PathBuf;
 
 use serde_json::Value;
 
+/// Makes a FIFO at `path` (with `mkfifo`).
+pub fn mkfifo(path: &std::path::Path) {
+    assert!(
+        std::process::Command::new("mkfifo")
+            .arg(path)
+            .status()
+            .unwrap()
+            .success()
+    );
+}
+
 /// Path of a file under `testdata/` (repository root).
 pub fn data_path(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
