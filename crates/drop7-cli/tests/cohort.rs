@@ -439,8 +439,15 @@ fn summary_and_compare_agree_with_a_recomputation() {
     // Student's t bound (t(0.95, 300) = 1.649949...).
     let t_lb = mean(&d) - 1.649_948_673_937_634 * sd(&d) / (d.len() as f64).sqrt();
     assert!(close(c["lowerBound95T"].as_f64().unwrap(), t_lb));
-    // 301 pairs: no caution in the text.
-    assert!(!ok(&["compare", s(&a), s(&b)]).contains("caution"));
+    // 301 pairs: no caution in the text, no t line in the plot.
+    let big_plot = dir.join("deltas301.svg");
+    assert!(!ok(&["compare", s(&a), s(&b), "--plot", s(&big_plot)]).contains("caution"));
+    let texts = svg_texts(&big_plot);
+    assert!(
+        texts.iter().any(|t| t.starts_with("95% lower bound")),
+        "{texts:?}"
+    );
+    assert!(!texts.iter().any(|t| t.contains("Student")), "{texts:?}");
 
     // A small cohort: the text adds Student's t (9 games: t(0.975, 8) =
     // 2.306004, t(0.95, 8) = 1.859548).
@@ -463,11 +470,16 @@ fn summary_and_compare_agree_with_a_recomputation() {
     assert!(text.contains(&want), "{text}\n{want}");
     let d9: Vec<f64> = sa9.iter().zip(sb9).map(|(x, y)| y - x).collect();
     let t9 = mean(&d9) - 1.859_548_037_530_898 * sd(&d9) / 3.0;
-    let text = ok(&["compare", s(&a9), s(&b9)]);
+    let plot9 = dir.join("deltas9.svg");
+    let text = ok(&["compare", s(&a9), s(&b9), "--plot", s(&plot9)]);
     let want = format!(
         "caution    from 9 pairs a bootstrap bound holds less than 95% of the time: Student's t gives mean delta ≥ {t9:.2}\n"
     );
     assert!(text.contains(&want), "{text}\n{want}");
+    // The plot draws the same t bound beside the bootstrap's.
+    let want = format!("Student&apos;s t bound {t9:.1} (from 9 pairs)");
+    let texts = svg_texts(&plot9);
+    assert!(texts.contains(&want), "{texts:?}\n{want}");
     let doubt = |d: &[f64], t: f64| {
         let n = (d.len() as f64).sqrt();
         mean(d).abs() > 1.645 * sd(d) / n && mean(d).abs() <= t * sd(d) / n

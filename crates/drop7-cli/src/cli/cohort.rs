@@ -1837,7 +1837,10 @@ pub fn run_compare(args: &CompareArgs) -> Result<()> {
             cohort_name(std::slice::from_ref(&args.candidate)),
             cohort_name(std::slice::from_ref(&args.base)),
         );
-        plot_deltas(plot, names, &delta, measured.map(|(l, f, _)| (l, f)))?;
+        // From few pairs the plot also draws Student's t bound, as the text
+        // names it.
+        let small = t_lower.filter(|_| pairs < SMALL_COHORT);
+        plot_deltas(plot, names, &delta, measured.map(|(l, f, _)| (l, f)), small)?;
     }
     if args.json {
         let v = json!({
@@ -2131,13 +2134,18 @@ fn plot_ecdf(
             .x_label_formatter(&|x| tick_label(*x, x0 - pad, x1 + pad))
             .draw()
             .map_err(plot_err)?;
-        let mut steps = Vec::with_capacity(pts.len() * 2);
+        // The steps run from the axis's left edge (at 0) to its right edge
+        // (at 1), so that games of one score still show a step beside the
+        // median and mean lines drawn over it.
+        let mut steps = Vec::with_capacity(pts.len() * 2 + 2);
+        steps.push((x0 - pad, 0.0));
         let mut last_y = 0.0;
         for &(x, y) in &pts {
             steps.push((x, last_y));
             steps.push((x, y));
             last_y = y;
         }
+        steps.push((x1 + pad, last_y));
         chart
             .draw_series(LineSeries::new(steps, BLUE.stroke_width(2)))
             .map_err(plot_err)?
@@ -2191,12 +2199,14 @@ fn plot_ecdf(
 /// The paired deltas sorted ascending, with zero, the mean, the one-sided
 /// 95 % lower bound and the detection floor (±) marked; `names` are the
 /// (candidate, base) cohorts. `bound` (lower bound, floor) is `None` for a
-/// single pair (neither is drawn).
+/// single pair (neither is drawn); `t_lower`, Student's t lower bound, is
+/// drawn (dashed, beside the bootstrap's) when given, for under 30 pairs.
 fn plot_deltas(
     out: &Path,
     names: (String, String),
     delta: &Dist,
     bound: Option<(f64, f64)>,
+    t_lower: Option<f64>,
 ) -> Result<()> {
     use plotters::prelude::*;
     // Each pair at the middle of its slot (one pair is not drawn on the axis).
@@ -2211,6 +2221,10 @@ fn plot_deltas(
             delta.max.max(floor).max(lower),
         ),
         None => (delta.min.min(0.0), delta.max.max(0.0)),
+    };
+    let (lo, hi) = match t_lower {
+        Some(t) => (lo.min(t), hi.max(t)),
+        None => (lo, hi),
     };
     let pad = ((hi - lo) * 0.05).max(1.0);
     let mut svg = String::new();
@@ -2262,6 +2276,22 @@ fn plot_deltas(
                 .map_err(plot_err)?
                 .label(format!("95% lower bound {lower:.1}"))
                 .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], RED.stroke_width(2)));
+            if let Some(t) = t_lower {
+                chart
+                    .draw_series(DashedLineSeries::new(hline(t), 3, 3, RED.stroke_width(2)))
+                    .map_err(plot_err)?
+                    .label(format!(
+                        "Student's t bound {t:.1} (from {})",
+                        super::count(delta.n, "pair")
+                    ))
+                    .legend(|(x, y)| {
+                        // Dashed in the legend too: two short strokes.
+                        let stroke = RED.stroke_width(2);
+                        EmptyElement::at((x, y))
+                            + PathElement::new(vec![(0, 0), (7, 0)], stroke)
+                            + PathElement::new(vec![(12, 0), (20, 0)], stroke)
+                    });
+            }
             for (i, y) in [floor, -floor].into_iter().enumerate() {
                 let s = chart
                     .draw_series(DashedLineSeries::new(
