@@ -14,7 +14,23 @@ from __future__ import annotations
 import json
 from typing import Any, Iterable, List, Optional
 
-from drop7._drop7 import DEFAULT_MAX_MOVES, DROPS_PER_LEVEL, Game, __version__, decide, leaf
+try:
+    from drop7._drop7 import DEFAULT_MAX_MOVES, DROPS_PER_LEVEL, Game, __version__, decide, leaf
+except ModuleNotFoundError as e:  # pragma: no cover - depends on where Python runs
+    if e.name != "drop7._drop7":
+        raise
+    import os as _os
+
+    _here = _os.path.dirname(_os.path.abspath(__file__))
+    raise ModuleNotFoundError(
+        "drop7's compiled engine (drop7._drop7) is not in "
+        + _here
+        + ": that is the source folder, found first because Python runs in "
+        "python/ (or has it on sys.path); run from another folder to import "
+        "the installed package (pip install ./python), or build it in place "
+        "with maturin develop",
+        name=e.name,
+    ) from e
 from drop7 import _drop7
 
 __all__ = [

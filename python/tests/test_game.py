@@ -273,3 +273,26 @@ def test_a_budget_that_completes_no_iteration_warns():
 def test_a_board_that_is_no_array_says_what_a_board_is(board):
     with pytest.raises(TypeError, match=r"board must be a \(7, 7\) integer array or a 49-character string, got "):
         drop7.Game.from_board(board, next_disc=3)
+
+
+def test_importing_from_the_source_folder_says_why_it_fails():
+    """Python started in python/ finds the source folder's drop7/ first,
+    which has no compiled engine: the error says so and what to do."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    source = Path(__file__).resolve().parents[1]
+    if list((source / "drop7").glob("_drop7*")):
+        pytest.skip("an engine was built into the source folder (maturin develop)")
+    r = subprocess.run(
+        [sys.executable, "-c", "import drop7"],
+        cwd=source,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert r.returncode != 0
+    last = r.stderr.strip().splitlines()[-1]
+    assert last.startswith("ModuleNotFoundError: drop7's compiled engine"), r.stderr
+    assert "run from another folder" in last, r.stderr

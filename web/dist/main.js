@@ -347,8 +347,9 @@ function enterReplay(r) {
     showSeed();
     clearBars();
     $("bars").hidden = true;
-    // The live game's advice is not about the replayed board.
+    // The live game's advice and link are not about the replayed game.
     $("advice-info").textContent = "";
+    $("share-url").value = "";
     show(r.start);
     showReplayPos();
     const fail = r.failure ? ` Invalid tape: ${clip(r.failure, 400)}.` : "";

@@ -353,8 +353,9 @@ function enterReplay(r: Replay): void {
   showSeed();
   clearBars();
   $("bars").hidden = true;
-  // The live game's advice is not about the replayed board.
+  // The live game's advice and link are not about the replayed game.
   $("advice-info").textContent = "";
+  $<HTMLInputElement>("share-url").value = "";
   show(r.start);
   showReplayPos();
   const fail = r.failure ? ` Invalid tape: ${clip(r.failure, 400)}.` : "";

@@ -445,6 +445,9 @@ test("dropped files: a tape replays move by move; corrupt and foreign files get 
   await page.selectOption("[data-testid=depth]", "1");
   await page.click("[data-testid=advise]");
   await page.waitForFunction(() => /best column/.test(document.querySelector("[data-testid=advice-info]").textContent));
+  // The live game's link, shown before the replay: the replay clears it (it is not the tape's).
+  await page.click("[data-testid=share]");
+  assert.match(await page.inputValue("[data-testid=share-url]"), /seed=/);
   const { tape, lines } = goldenTape();
   const bad = { ...tape, discs: tape.discs.slice(1) };
   await dropFile(page, "short.json", JSON.stringify(bad));
@@ -455,6 +458,7 @@ test("dropped files: a tape replays move by move; corrupt and foreign files get 
   await page.waitForSelector("[data-testid=replay-title]:has-text('valid and complete')");
   assert.equal(await page.textContent("[data-testid=seed]"), "tape");
   assert.equal(await page.textContent("[data-testid=advice-info]"), "");
+  assert.equal(await page.inputValue("[data-testid=share-url]"), "");
   assert.ok(await page.isHidden("[data-testid=bars]"));
   // The Seed box shows what is on the board: a tape has no seed (not the live game's 0x00000001).
   assert.equal(await page.inputValue("[data-testid=seed-input]"), "");

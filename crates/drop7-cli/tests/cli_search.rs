@@ -118,10 +118,28 @@ fn diff(got: &Value, g: &Value, counters: bool) -> Vec<String> {
     if counters {
         keys.extend(COUNTERS);
     }
-    keys.into_iter()
+    let mut bad: Vec<String> = keys
+        .into_iter()
         .filter(|k| got[*k] != g[*k])
         .map(|k| format!("{k}: got {} want {}", got[k], g[k]))
-        .collect()
+        .collect();
+    // Expected scores as numbers (the golden file writes `%.17g`, so a whole
+    // number has no `.0`; both parse exactly: serde_json's float_roundtrip).
+    let scores = |v: &Value| -> Vec<Option<f64>> {
+        v["expectedScores"]
+            .as_array()
+            .unwrap_or_else(|| panic!("no expectedScores array: {v}"))
+            .iter()
+            .map(Value::as_f64)
+            .collect()
+    };
+    if scores(got) != scores(g) {
+        bad.push(format!(
+            "expectedScores: got {} want {}",
+            got["expectedScores"], g["expectedScores"]
+        ));
+    }
+    bad
 }
 
 /// One `drop7 decide` process for all `records` (same configuration) with

@@ -694,6 +694,86 @@ fn a_signal_cuts_a_long_play_decision_short() {
     }
 }
 
+/// SIGINT or SIGTERM while `play` is still filling large tables (2 × 2.8
+/// GB: seconds, far more under memory pressure) ends it then, with 130/143
+/// and a line saying so (before, it went on filling them and exited only
+/// then); a run resuming a file leaves it as it was. Where the machine has
+/// not the memory for both tables the run is refused at once instead, and
+/// the case is skipped.
+#[test]
+fn a_signal_stops_the_tables_being_filled() {
+    let dir = scratch("sigtables");
+    let out = dir.join("half.jsonl");
+    let small = |extra: &[&str]| {
+        let mut a = vec![
+            "play",
+            "--policy",
+            "fair:d1s3",
+            "--games",
+            "4",
+            "--table",
+            "sa:67108864:4",
+            "--max-moves",
+            "3",
+            "--out",
+            s(&out),
+        ];
+        a.extend(extra);
+        a.iter().map(ToString::to_string).collect::<Vec<_>>()
+    };
+    // Two of the four games played (one thread, one table), then resumed
+    // on two with a signal at once.
+    let first = small(&["--threads", "1"]);
+    let first: Vec<&str> = first.iter().map(String::as_str).collect();
+    let o = finish(spawn(&first));
+    let err = String::from_utf8_lossy(&o.stderr);
+    if err.contains("more than the") {
+        eprintln!("skipped: not the memory for a 2.8 GB table here: {err}");
+        return;
+    }
+    assert!(o.status.success(), "{err}");
+    let records = read(&out);
+    let kept: String = records.lines().take(2).map(|l| format!("{l}\n")).collect();
+    for (sig, code) in [("INT", 130), ("TERM", 143)] {
+        std::fs::write(&out, &kept).unwrap();
+        let again = small(&["--threads", "2", "--resume"]);
+        let again: Vec<&str> = again.iter().map(String::as_str).collect();
+        let child = spawn(&again);
+        std::thread::sleep(Duration::from_millis(300));
+        signal(&child, sig);
+        let o = finish(child);
+        let err = String::from_utf8_lossy(&o.stderr);
+        if err.contains("more than the") {
+            eprintln!("skipped: not the memory for two 2.8 GB tables here: {err}");
+            return;
+        }
+        assert_eq!(o.status.code(), Some(code), "SIG{sig}: {err}");
+        assert!(err.contains(&format!("interrupted by SIG{sig}")), "{err}");
+        if err.contains("while the run was starting") {
+            assert!(err.contains("was interrupted"), "{err}");
+            assert_eq!(read(&out), kept, "SIG{sig}");
+        }
+    }
+    // A D7P engine that never answers its handshake: the same.
+    let engine_out = dir.join("engine.jsonl");
+    let child = spawn(&[
+        "play",
+        "--policy",
+        "d7p:sleep 600",
+        "--games",
+        "2",
+        "--out",
+        s(&engine_out),
+    ]);
+    std::thread::sleep(Duration::from_millis(500));
+    signal(&child, "INT");
+    let o = finish(child);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(130), "{err}");
+    assert_eq!(err.matches("interrupted by SIGINT").count(), 1, "{err}");
+    assert!(!engine_out.exists(), "{err}");
+}
+
 /// SIGINT (Ctrl-C) or SIGTERM of a long `decide` (depth 6, 7 strata: minutes
 /// of work) ends it at once with 130/143 and one line saying so.
 #[test]

@@ -759,6 +759,10 @@ pub struct DecideRecord {
     pub values: [Option<String>; 7],
     /// The same values as shortest round-trip decimals (compare bits, not these).
     pub values_decimal: [Option<f64>; 7],
+    /// Per-column mean immediate score delta over the S samples of the
+    /// completed iteration (points; `null` for an illegal column; a
+    /// diagnostic, not used by the decision; search.md §1).
+    pub expected_scores: [Option<f64>; 7],
     /// The decision's counters: `work`, `nodes`, `cacheHits`, `cacheEntries`,
     /// `evictions`, `leafCalls`, `moveCalls`.
     #[serde(flatten)]
@@ -775,6 +779,7 @@ impl DecideRecord {
             completed_depth: d.completed_depth,
             values: d.values.map(|v| v.map(f64_hex)),
             values_decimal: d.values,
+            expected_scores: d.expected_scores,
             stats: d.stats,
             ms,
         }

@@ -46,11 +46,22 @@ pub struct TableError {
     /// against it before allocating (Linux: see [`TablePool::try_new`]);
     /// `None` when an allocation itself failed.
     pub available: Option<usize>,
+    /// The allocation was cut short by the flag given to
+    /// [`stop_allocating_on`] (a signal), not refused.
+    pub interrupted: bool,
 }
 
 impl fmt::Display for TableError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let mib = |b: usize| b.div_ceil(1 << 20);
+        if self.interrupted {
+            return write!(
+                f,
+                "allocating transposition table {} ({} MiB) was interrupted",
+                self.table,
+                mib(self.bytes)
+            );
+        }
         write!(
             f,
             "transposition table {} needs {} MiB",
@@ -198,6 +209,26 @@ fn cgroup_memory_left_in(
 /// the memory left first ([`memory_left`]): 64 MiB.
 const CHECKED_BYTES: usize = 64 << 20;
 
+/// The flag of [`stop_allocating_on`], if one was given.
+static ALLOCATION_STOP: std::sync::OnceLock<std::sync::Arc<std::sync::atomic::AtomicBool>> =
+    std::sync::OnceLock::new();
+
+/// From now on, filling a table of [`CHECKED_BYTES`] or more stops (with a
+/// [`TableError`] whose `interrupted` is set) once `flag` is raised: a
+/// signal handler's flag, so that Ctrl-C ends a run that is still
+/// allocating gigabytes of tables (filled 16 MiB at a time, the flag read
+/// between). The first flag given stays for the process.
+pub fn stop_allocating_on(flag: std::sync::Arc<std::sync::atomic::AtomicBool>) {
+    let _ = ALLOCATION_STOP.set(flag);
+}
+
+/// Whether the flag of [`stop_allocating_on`] is raised.
+fn allocation_stopped() -> bool {
+    ALLOCATION_STOP
+        .get()
+        .is_some_and(|f| f.load(std::sync::atomic::Ordering::Relaxed))
+}
+
 /// A vector of `n` copies of `value`, allocated fallibly: refused (`err`,
 /// with the memory left) when it is [`CHECKED_BYTES`] or more and exceeds
 /// [`memory_left`], since under the kernel's overcommit the allocation
@@ -206,6 +237,18 @@ fn try_filled<T: Clone>(
     n: usize,
     value: T,
     err: &impl Fn() -> TableError,
+) -> Result<Vec<T>, TableError> {
+    try_filled_until(n, value, err, allocation_stopped)
+}
+
+/// [`try_filled`], stopped by `stopped` (read before each 16 MiB piece of
+/// a table of [`CHECKED_BYTES`] or more) instead of the flag of
+/// [`stop_allocating_on`].
+fn try_filled_until<T: Clone>(
+    n: usize,
+    value: T,
+    err: &impl Fn() -> TableError,
+    stopped: impl Fn() -> bool,
 ) -> Result<Vec<T>, TableError> {
     let bytes = n.saturating_mul(std::mem::size_of::<T>());
     if bytes >= CHECKED_BYTES
@@ -220,7 +263,23 @@ fn try_filled<T: Clone>(
     let mut v = Vec::new();
     v.try_reserve_exact(n).map_err(|_| err())?;
     advise_huge_pages(&v);
-    v.resize(n, value);
+    if bytes < CHECKED_BYTES {
+        v.resize(n, value);
+        return Ok(v);
+    }
+    // A large table: filled a piece at a time, so that a signal can stop it
+    // (gigabytes take seconds, more under memory pressure).
+    let piece = ((16 << 20) / std::mem::size_of::<T>().max(1)).max(1);
+    while v.len() < n {
+        if stopped() {
+            return Err(TableError {
+                interrupted: true,
+                ..err()
+            });
+        }
+        let len = (v.len() + piece).min(n);
+        v.resize(len, value.clone());
+    }
     Ok(v)
 }
 
@@ -432,6 +491,7 @@ impl FreshTable for NoTable {
             bytes: 0,
             copies: 1,
             available: None,
+            interrupted: false,
         }
     }
     fn hollow(&self) -> Self {
@@ -604,6 +664,7 @@ fn lru_size(capacity: usize, slots: usize) -> TableError {
             .saturating_add(slots.saturating_mul(4)),
         copies: 1,
         available: None,
+        interrupted: false,
     }
 }
 
@@ -841,6 +902,7 @@ fn dm_size(n: usize) -> TableError {
         bytes: n.saturating_mul(std::mem::size_of::<Slot>()),
         copies: 1,
         available: None,
+        interrupted: false,
     }
 }
 
@@ -966,6 +1028,7 @@ fn sa_size(n: usize, ways: usize) -> TableError {
         bytes: n.saturating_mul(std::mem::size_of::<Slot>() + 4),
         copies: 1,
         available: None,
+        interrupted: false,
     }
 }
 
@@ -1073,6 +1136,42 @@ mod tests {
             game_over: false,
         };
         Key::new(&pos, depth)
+    }
+
+    /// A large table is filled a piece at a time and stops (an error
+    /// saying so, not a refusal) once the flag is raised; unstopped, it is
+    /// filled whole; a small one never reads the flag.
+    #[test]
+    fn a_raised_flag_stops_filling_a_large_table() {
+        use std::cell::Cell;
+        let err = || sa_size(1 << 22, 4);
+        let n = CHECKED_BYTES + (3 << 20) + 5;
+        let pieces = Cell::new(0);
+        let stop_after_two = || {
+            pieces.set(pieces.get() + 1);
+            pieces.get() > 2
+        };
+        let e = try_filled_until(n, 7u8, &err, stop_after_two).unwrap_err();
+        assert!(e.interrupted, "{e}");
+        assert_eq!(pieces.get(), 3);
+        assert_eq!(
+            e.to_string(),
+            "allocating transposition table sa:4194304:4 (176 MiB) was interrupted"
+        );
+        pieces.set(0);
+        let whole = try_filled_until(n, 7u8, &err, || {
+            pieces.set(pieces.get() + 1);
+            false
+        })
+        .unwrap();
+        assert_eq!(whole.len(), n);
+        assert!(whole.iter().all(|&b| b == 7));
+        // 64 MiB in 16 MiB pieces and the rest in one more.
+        assert_eq!(pieces.get(), 5);
+        let small = try_filled_until(1000, 3u64, &err, || panic!("read the flag")).unwrap();
+        assert_eq!(small, vec![3u64; 1000]);
+        // Without a flag given (no stop_allocating_on in these tests).
+        assert!(!allocation_stopped());
     }
 
     /// A pool holds one full table per worker and makes a new one for a

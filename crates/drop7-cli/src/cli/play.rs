@@ -317,6 +317,9 @@ pub fn run(args: &PlayArgs) -> Result<()> {
     }
     setup.workers = cfg.workers();
     let signals = Signals::install()?;
+    // A signal also stops the allocation of large tables (gigabytes per
+    // worker can take many seconds to fill).
+    drop7::table::stop_allocating_on(Arc::clone(&signals.stop));
     let fair = matches!(setup.policy, PolicySpec::Fair(_));
     let moves_live = AtomicU64::new(0);
     let ctl = RunControl {
@@ -451,6 +454,24 @@ pub fn run(args: &PlayArgs) -> Result<()> {
             progress.finish();
             drop(ticker);
             r
+        })
+        .map_err(|e| {
+            // A signal while the policy was starting (tables being filled,
+            // engines in their handshake): the run ends as interrupted, with
+            // no game played and its new files removed.
+            // (A D7P engine's start says so itself: an `ExitWith` already.)
+            if signals.stop.load(Ordering::SeqCst) && e.downcast_ref::<super::ExitWith>().is_none()
+            {
+                let (name, status) = signals.name_and_status();
+                anyhow::Error::new(super::ExitWith {
+                    status,
+                    message: format!(
+                        "interrupted by {name} while the run was starting (no game played): {e:#}"
+                    ),
+                })
+            } else {
+                e
+            }
         })?;
         if r.is_err()
             && matches!(failed_file.get(), Some(Failed::Trace))
