@@ -97,6 +97,12 @@ impl SpecError {
 pub const MAX_TABLE_ENTRIES: usize = 1 << 26;
 
 fn parse_count(text: &str, what: &str) -> Result<usize, SpecError> {
+    // Digits only: `str::parse` alone would take a sign (`sa:+65536`).
+    if text.is_empty() || !text.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(SpecError(format!(
+            "{what}: {text:?} is not a non-negative integer"
+        )));
+    }
     let n = text.parse::<usize>().map_err(|_| {
         if !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit()) {
             SpecError(format!(
@@ -327,6 +333,21 @@ mod tests {
         );
         assert!("sa:1024:3".parse::<TableSpec>().is_err());
         assert!("lru:x".parse::<TableSpec>().is_err());
+        // Digits only, no sign or spaces.
+        for signed in [
+            "sa:+65536:4",
+            "sa:65536:+4",
+            "dm:+1024",
+            "lru:+5",
+            "lru: 5",
+            "sa::4",
+        ] {
+            let e = signed.parse::<TableSpec>().unwrap_err();
+            assert!(
+                e.0.contains("is not a non-negative integer"),
+                "{signed}: {e}"
+            );
+        }
         assert!("lru:1000000000000".parse::<TableSpec>().is_err());
         assert!("sa:0".parse::<TableSpec>().is_err());
         assert!("big".parse::<TableSpec>().is_err());

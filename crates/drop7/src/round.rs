@@ -77,6 +77,13 @@ fn err<T>(msg: impl Into<String>) -> Result<T, FormatError> {
 pub(crate) fn json_object(text: &str) -> Result<serde_json::Map<String, Value>, FormatError> {
     // A UTF-8 byte-order mark at the start of the file is accepted.
     let text = text.strip_prefix('\u{FEFF}').unwrap_or(text);
+    if text.trim().is_empty() {
+        return err(if text.is_empty() {
+            "the file is empty"
+        } else {
+            "the file holds only whitespace"
+        });
+    }
     match crate::formats::strict_json(text) {
         Ok(Value::Object(m)) => Ok(m),
         Ok(_) => err("not a JSON object"),
@@ -300,6 +307,13 @@ mod tests {
             .to_string();
         assert!(!e.contains("JSON-lines"), "{e}");
         assert!(json_object("{\"seed\":1}\n").is_ok());
+        // An empty file is named as one (not "truncated JSON").
+        assert_eq!(json_object("").unwrap_err().0, "the file is empty");
+        assert_eq!(json_object("\u{FEFF}").unwrap_err().0, "the file is empty");
+        assert_eq!(
+            json_object(" \r\n\n").unwrap_err().0,
+            "the file holds only whitespace"
+        );
         let e = json_object("{\"seed\":1}\ngarbage\n")
             .unwrap_err()
             .to_string();

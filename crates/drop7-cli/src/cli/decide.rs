@@ -463,8 +463,9 @@ pub struct LeafArgs {}
 
 /// SIGINT (Ctrl-C) and SIGTERM end a `decide` at once (a decision may take
 /// minutes): one line on stderr, exit status 130 or 143. The answers already
-/// written (stdout is flushed after each) stay; the position being searched
-/// is abandoned.
+/// written (stdout is flushed after each) stay; the line being read (a line
+/// that never ends, such as `/dev/zero`'s, is read until a signal) or
+/// searched is abandoned.
 fn exit_on_signals(command: &'static str) -> Result<()> {
     use signal_hook::consts::{SIGINT, SIGTERM};
     let mut signals = signal_hook::iterator::Signals::new([SIGINT, SIGTERM])
@@ -478,7 +479,7 @@ fn exit_on_signals(command: &'static str) -> Result<()> {
             };
             eprintln!(
                 "interrupted by {name}: drop7 {command} stopped; the answers written so far are \
-                 on stdout, the position being searched has none"
+                 on stdout; the line being read or searched has none"
             );
             std::process::exit(code);
         }
