@@ -27,8 +27,8 @@ except ModuleNotFoundError as e:  # pragma: no cover - depends on where Python r
         + _here
         + ": that is the source folder, found first because Python runs in "
         "python/ (or has it on sys.path); run from another folder to import "
-        "the installed package (pip install ./python), or build it in place "
-        "with maturin develop",
+        "the installed package (pip install . here, pip install ./python from "
+        "the repository's root), or build it in place with maturin develop",
         name=e.name,
     ) from e
 from drop7 import _drop7

@@ -694,6 +694,35 @@ fn a_signal_cuts_a_long_play_decision_short() {
     }
 }
 
+/// A reader of `--out` that never reads holds the run's writer, so the
+/// first SIGINT cannot end it; a second one exits at once (130), with a
+/// line saying so (before, it exited without a word).
+#[test]
+fn a_second_signal_exits_at_once_and_says_so() {
+    use std::os::unix::fs::OpenOptionsExt;
+    let dir = scratch("second-signal");
+    let fifo = dir.join("out.fifo");
+    common::mkfifo(&fifo);
+    // Held open, never read.
+    let _reader = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(&fifo)
+        .unwrap();
+    let child = spawn(&["play", "--games", "100000000", "--out", s(&fifo), "--quiet"]);
+    std::thread::sleep(Duration::from_secs(2));
+    signal(&child, "INT");
+    std::thread::sleep(Duration::from_millis(500));
+    signal(&child, "INT");
+    let o = finish(child);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(130), "{err}");
+    assert!(
+        err.contains("interrupted again by SIGINT: drop7 play exits at once; what was not yet written is lost"),
+        "{err}"
+    );
+}
+
 /// SIGINT or SIGTERM while `play` is still filling large tables (2 × 2.8
 /// GB: seconds, far more under memory pressure) ends it then, with 130/143
 /// and a line saying so (before, it went on filling them and exited only

@@ -628,7 +628,7 @@ fn resume_command() -> String {
 
 /// SIGINT/SIGTERM/SIGHUP handling of a run: the first signal raises `stop`
 /// (no new games; games in flight are abandoned; finished records are
-/// written); a second one exits at once (130 for SIGINT, 143 for SIGTERM, 129
+/// written); a second one exits at once, with a line saying so (130 for SIGINT, 143 for SIGTERM, 129
 /// for SIGHUP). SIGHUP left ignored (`nohup`) stays so.
 pub(super) struct Signals {
     pub(super) stop: Arc<AtomicBool>,
@@ -644,8 +644,34 @@ impl Signals {
                 // Under `nohup` the run goes on when the terminal closes.
                 continue;
             }
-            // Registered first: exits at once when `stop` is already set.
-            signal_hook::flag::register_conditional_shutdown(sig, code, Arc::clone(&stop))
+            // Registered first: exits at once, with a line saying so, when
+            // `stop` is already set (a second signal).
+            let name = match sig {
+                SIGINT => "SIGINT",
+                SIGTERM => "SIGTERM",
+                _ => "SIGHUP",
+            };
+            let line: &'static [u8] = format!(
+                "\ninterrupted again by {name}: drop7 play exits at once; what was not yet \
+                 written is lost\n"
+            )
+            .leak()
+            .as_bytes();
+            let again = Arc::clone(&stop);
+            let action = move || {
+                if again.load(Ordering::SeqCst) {
+                    // SAFETY: write(2) of a static buffer to stderr and
+                    // _exit(2) are async-signal-safe; a failed write is
+                    // ignored (the exit status still tells).
+                    unsafe {
+                        libc::write(2, line.as_ptr().cast(), line.len());
+                        libc::_exit(code);
+                    }
+                }
+            };
+            // SAFETY: the action is async-signal-safe: an atomic load, then
+            // write(2) and _exit(2) only.
+            unsafe { signal_hook::low_level::register(sig, action) }
                 .context("installing signal handlers")?;
             signal_hook::flag::register_usize(sig, Arc::clone(&which), sig as usize)
                 .context("installing signal handlers")?;
