@@ -733,28 +733,22 @@ fn a_second_signal_exits_at_once_and_says_so() {
 fn a_signal_stops_the_tables_being_filled() {
     let dir = scratch("sigtables");
     let out = dir.join("half.jsonl");
-    let small = |extra: &[&str]| {
-        let mut a = vec![
-            "play",
-            "--policy",
-            "fair:d1s3",
-            "--games",
-            "4",
-            "--table",
-            "sa:67108864:4",
-            "--max-moves",
-            "3",
-            "--out",
-            s(&out),
-        ];
-        a.extend(extra);
-        a.iter().map(ToString::to_string).collect::<Vec<_>>()
-    };
+    let run = [
+        "play",
+        "--policy",
+        "fair:d1s3",
+        "--games",
+        "4",
+        "--table",
+        "sa:67108864:4",
+        "--max-moves",
+        "3",
+        "--out",
+        s(&out),
+    ];
     // Two of the four games played (one thread, one table), then resumed
     // on two with a signal at once.
-    let first = small(&["--threads", "1"]);
-    let first: Vec<&str> = first.iter().map(String::as_str).collect();
-    let o = finish(spawn(&first));
+    let o = finish(spawn(&[&run[..], &["--threads", "1"]].concat()));
     let err = String::from_utf8_lossy(&o.stderr);
     if err.contains("more than the") {
         eprintln!("skipped: not the memory for a 2.8 GB table here: {err}");
@@ -765,9 +759,7 @@ fn a_signal_stops_the_tables_being_filled() {
     let kept: String = records.lines().take(2).map(|l| format!("{l}\n")).collect();
     for (sig, code) in [("INT", 130), ("TERM", 143)] {
         std::fs::write(&out, &kept).unwrap();
-        let again = small(&["--threads", "2", "--resume"]);
-        let again: Vec<&str> = again.iter().map(String::as_str).collect();
-        let child = spawn(&again);
+        let child = spawn(&[&run[..], &["--threads", "2", "--resume"]].concat());
         std::thread::sleep(Duration::from_millis(300));
         signal(&child, sig);
         let o = finish(child);

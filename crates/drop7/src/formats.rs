@@ -200,16 +200,24 @@ pub fn seed_hex(seed: u32) -> String {
 /// # Errors
 /// A message naming the text when it is not a u32 in either form.
 pub fn parse_seed(text: &str) -> Result<u32, String> {
+    parse_decimal_or_hex(text)
+        .and_then(|v| u32::try_from(v).ok())
+        .ok_or_else(|| format!("invalid seed {text:?}: expected a whole number 0-4294967295 in decimal or 0x0-0xffffffff in hex"))
+}
+
+/// A whole number 0..2^64 in decimal or `0x` hex, digits only (no sign, no
+/// `_`; spaces around it are ignored); `None` otherwise. Behind
+/// [`parse_seed`] and the CLI's 64-bit seeds.
+pub fn parse_decimal_or_hex(text: &str) -> Option<u64> {
     let t = text.trim();
-    let parsed = match t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
+    match t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
         // `from_str_radix` alone would read a sign (`0x+1`, `+5`).
         Some(hex) if hex.bytes().all(|b| b.is_ascii_hexdigit()) => {
-            u32::from_str_radix(hex, 16).ok()
+            u64::from_str_radix(hex, 16).ok()
         }
-        None if t.bytes().all(|b| b.is_ascii_digit()) => t.parse::<u32>().ok(),
+        None if t.bytes().all(|b| b.is_ascii_digit()) => t.parse::<u64>().ok(),
         _ => None,
-    };
-    parsed.ok_or_else(|| format!("invalid seed {text:?}: expected a whole number 0-4294967295 in decimal or 0x0-0xffffffff in hex"))
+    }
 }
 
 #[cfg(test)]

@@ -918,16 +918,8 @@ fn sorted_quantile(sorted: &[f64], p: f64) -> f64 {
 
 /// A `--bootstrap-seed`: decimal or `0x` hex, 0..2^64 − 1.
 fn parse_bootstrap_seed(text: &str) -> std::result::Result<u64, String> {
-    let t = text.trim();
-    // Digits only: Rust's parsers would take a sign (`+5`).
-    let parsed = match t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
-        Some(hex) if !hex.is_empty() && hex.bytes().all(|b| b.is_ascii_hexdigit()) => {
-            u64::from_str_radix(hex, 16).ok()
-        }
-        None if !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit()) => t.parse::<u64>().ok(),
-        _ => None,
-    };
-    parsed.ok_or_else(|| format!("{text:?} is not a seed: decimal or 0x hex, 0..2^64-1"))
+    drop7::formats::parse_decimal_or_hex(text)
+        .ok_or_else(|| format!("{text:?} is not a seed: decimal or 0x hex, 0..2^64-1"))
 }
 
 /// The fixed seed of every bootstrap (override with `--bootstrap-seed`).
@@ -1824,6 +1816,8 @@ pub fn run_compare(args: &CompareArgs) -> Result<()> {
     // Student's t bound: mean − t(0.95, n − 1)·sd/√n.
     let t_margin = sd.map(|sd| t_quantile(0.95, pairs) * sd / (pairs as f64).sqrt());
     let t_lower = t_margin.map(|m| delta.mean() - m);
+    // From few pairs the text's caution and the plot give Student's t bound.
+    let t_small = t_lower.filter(|_| pairs < SMALL_COHORT);
     let verdict = measured.map(|(_, _, above)| {
         if above {
             "above the floor"
@@ -1837,10 +1831,13 @@ pub fn run_compare(args: &CompareArgs) -> Result<()> {
             cohort_name(std::slice::from_ref(&args.candidate)),
             cohort_name(std::slice::from_ref(&args.base)),
         );
-        // From few pairs the plot also draws Student's t bound, as the text
-        // names it.
-        let small = t_lower.filter(|_| pairs < SMALL_COHORT);
-        plot_deltas(plot, names, &delta, measured.map(|(l, f, _)| (l, f)), small)?;
+        plot_deltas(
+            plot,
+            names,
+            &delta,
+            measured.map(|(l, f, _)| (l, f)),
+            t_small,
+        )?;
     }
     if args.json {
         let v = json!({
@@ -1929,7 +1926,7 @@ pub fn run_compare(args: &CompareArgs) -> Result<()> {
         "bound      mean delta ≥ {lower:.2} with 95% confidence (one-sided bootstrap, {})",
         super::count(args.resamples, "resample")
     )?;
-    if let Some(t) = t_lower.filter(|_| pairs < SMALL_COHORT) {
+    if let Some(t) = t_small {
         writeln!(
             o,
             "caution    from {} a bootstrap bound holds less than 95% of the time: Student's t gives mean delta ≥ {t:.2}",

@@ -646,11 +646,7 @@ impl Signals {
             }
             // Registered first: exits at once, with a line saying so, when
             // `stop` is already set (a second signal).
-            let name = match sig {
-                SIGINT => "SIGINT",
-                SIGTERM => "SIGTERM",
-                _ => "SIGHUP",
-            };
+            let name = super::signal_name(sig).unwrap_or("a signal");
             let line: &'static [u8] = format!(
                 "\ninterrupted again by {name}: drop7 play exits at once; what was not yet \
                  written is lost\n"
