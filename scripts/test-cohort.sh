@@ -8,8 +8,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
-cargo build --release -q -p drop7-cli
-export DROP7="$root/target/release/drop7"
+. scripts/drop7-bin.sh
+export DROP7="$DROP7_BIN"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 

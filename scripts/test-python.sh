@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The Python package's tests (python/tests, pytest) in the venv that
 # scripts/setup-python.sh makes; they compare with the `drop7` CLI binary
-# (target/release/drop7, built here if missing) and run a real local Ray.
+# ($DROP7_BIN, or target/release/drop7 built here: scripts/drop7-bin.sh) and run a real local Ray.
 # If the venv is missing, or the wheel is older than the sources it is built
 # from, scripts/setup-python.sh runs first (in CI it has just run: no rebuild).
 # Usage: scripts/test-python.sh
@@ -21,7 +21,7 @@ if [ -n "$stale" ]; then
   echo "test-python: $stale: running scripts/setup-python.sh" >&2
   bash scripts/setup-python.sh
 fi
-cargo build --release -p drop7-cli --quiet
+. scripts/drop7-bin.sh
 # From the repository root, so the installed wheel (not the source folder
 # python/drop7) is imported; -rs lists any skipped test.
-DROP7_BIN="$PWD/target/release/drop7" "$VENV/bin/python" -m pytest python/tests -q -rs -p no:cacheprovider
+"$VENV/bin/python" -m pytest python/tests -q -rs -p no:cacheprovider

@@ -16,15 +16,18 @@ command -v qemu-x86_64 >/dev/null || { echo "qemu-x86_64 missing: run scripts/se
 RUNNER="qemu-x86_64 -cpu Westmere"
 export CARGO_TARGET_X86_64_UNKNOWN_LINUX_GNU_RUNNER="$RUNNER" DROP7_TEST_RUNNER="$RUNNER"
 
+# With --workspace, the same dependency features as the README's test
+# command: after it, these test binaries are built already (with `-p drop7`
+# cargo would rebuild them, minutes). --lib runs the core's and the web
+# crate's unit tests; fuzz_replay is in both.
 echo "== engine tests under $RUNNER"
-cargo test --release -p drop7 --lib
-cargo test --release -p drop7 --test fixtures_gate --test fuzz_replay
+cargo test --release --workspace --lib --test fixtures_gate --test fuzz_replay
 echo "== CLI tests under $RUNNER"
-cargo test --release -p drop7-cli --test hygiene
+cargo test --release --workspace --test hygiene
 
 echo "== the drop7 binary under $RUNNER"
-cargo build --release -p drop7-cli
-bin=target/release/drop7
+. scripts/drop7-bin.sh
+bin=$DROP7_BIN
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 $RUNNER $bin play --games 50 --gravity auto --out "$tmp/emulated.jsonl" >"$tmp/summary.txt"

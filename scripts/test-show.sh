@@ -5,8 +5,8 @@
 # Needs tmux (scripts/setup-tmux.sh). Usage: scripts/test-show.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cargo build --release -q  # a no-op after `cargo test --release --workspace`
-BIN="$PWD/target/release/drop7"
+. scripts/drop7-bin.sh
+BIN="$DROP7_BIN"
 WORK="$(mktemp -d)"
 SESSION="drop7-show-$$"
 # A tmux server of this run's own (-L), kept alive by an idle session: the

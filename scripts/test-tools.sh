@@ -5,8 +5,8 @@
 # at depth 2 on both gravity paths. Needs Python 3. Usage: scripts/test-tools.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cargo build --release -q  # a no-op after `cargo test --release --workspace`
-BIN="$PWD/target/release/drop7"
+. scripts/drop7-bin.sh
+BIN="$DROP7_BIN"
 scripts/trace-diff "$BIN" testdata/trajectories-random.jsonl.gz
 scripts/holdout-sweep "$BIN" --config d2s7 --positions 60 --policy fair:d1s3
 scripts/holdout-sweep "$BIN" --config d2s5 --table lru:50 --positions 60 --gravity portable

@@ -19,5 +19,5 @@ echo "== wasm parity (node)"
 (cd web && node --test --test-reporter=spec tests/golden.test.mjs)
 
 echo "== browser (headless chromium)"
-cargo build --release --locked -p drop7-cli
+. scripts/drop7-bin.sh
 (cd web && node --test --test-reporter=spec tests/browser.test.mjs)
