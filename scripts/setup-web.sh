@@ -20,8 +20,11 @@ rustup target add wasm32-unknown-unknown
 want=$(sed -n 's/^wasm-bindgen = "=\(.*\)"/\1/p' web/wasm/Cargo.toml)
 have=$(wasm-bindgen --version 2>/dev/null | awk '{print $2}' || true)
 if [ "$have" != "$want" ]; then
-  # About 5 minutes on 2 cores, once per machine.
-  cargo install wasm-bindgen-cli --version "$want" --locked
+  # Once per machine. A debug build: about 1 minute on 2 cores against about
+  # 5 for a release one, and it rewrites the page's small .wasm in about a
+  # second, byte for byte as a release build does (the staleness check of
+  # scripts/test-web.sh compares the result with the committed web/dist).
+  cargo install wasm-bindgen-cli --version "$want" --locked --debug
 fi
 
 (cd web && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund)

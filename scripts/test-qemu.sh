@@ -16,14 +16,33 @@ command -v qemu-x86_64 >/dev/null || { echo "qemu-x86_64 missing: run scripts/se
 RUNNER="qemu-x86_64 -cpu Westmere"
 export CARGO_TARGET_X86_64_UNKNOWN_LINUX_GNU_RUNNER="$RUNNER" DROP7_TEST_RUNNER="$RUNNER"
 
-# With --workspace, the same dependency features as the README's test
-# command: after it, these test binaries are built already (with `-p drop7`
-# cargo would rebuild them, minutes). --lib runs the core's and the web
-# crate's unit tests; fuzz_replay is in both.
+# The test binaries run here are those of the README's test command
+# (`cargo test --release --workspace`), started under the emulator directly,
+# from their package's folder as cargo does. `--no-run` with that command's
+# selection builds nothing after it and names them; a narrower selection
+# (`-p drop7`, `--lib`, `--test NAME`) resolves other dependency features and
+# rebuilds for minutes.
+tests=$(cargo test --release --workspace --no-run --message-format=json-render-diagnostics | python3 -c '
+import json, os, sys
+for line in sys.stdin:
+    m = json.loads(line)
+    if m.get("reason") == "compiler-artifact" and m.get("executable") and m["profile"]["test"]:
+        print(m["target"]["kind"][0], m["target"]["name"], os.path.dirname(m["manifest_path"]), m["executable"])
+')
+# Runs the test binary of the package in folder $1 whose kind and name are $2 and $3.
+run_test() {
+  local found
+  found=$(awk -v dir="$PWD/$1" -v kind="$2" -v name="$3" '$1 == kind && $2 == name && $3 == dir { print $4 }' <<<"$tests")
+  [ -n "$found" ] || { echo "test-qemu: no $2 test binary $3 in $1" >&2; exit 1; }
+  echo "-- $1: $2 $3"
+  (cd "$1" && $RUNNER "$found")
+}
 echo "== engine tests under $RUNNER"
-cargo test --release --workspace --lib --test fixtures_gate --test fuzz_replay
+run_test crates/drop7 lib drop7
+run_test crates/drop7 test fixtures_gate
+run_test crates/drop7 test fuzz_replay
 echo "== CLI tests under $RUNNER"
-cargo test --release --workspace --test hygiene
+run_test crates/drop7-cli test hygiene
 
 echo "== the drop7 binary under $RUNNER"
 . scripts/drop7-bin.sh
