@@ -9,7 +9,15 @@ if [ -z "${DROP7_BIN:-}" ]; then
   cargo build --release --quiet -p drop7-cli
   DROP7_BIN="$PWD/target/release/drop7"
 fi
-if [ ! -x "$DROP7_BIN" ]; then
+# The suites run it from other folders (the browser tests from web/): a
+# relative path is taken from the repository's root (where the suites
+# start), a bare name is looked up on PATH.
+case $DROP7_BIN in
+  /*) ;;
+  */*) DROP7_BIN="$PWD/$DROP7_BIN" ;;
+  *) DROP7_BIN=$(command -v "$DROP7_BIN" || echo "$DROP7_BIN") ;;
+esac
+if [ ! -x "$DROP7_BIN" ] || [ -d "$DROP7_BIN" ]; then
   echo "error: DROP7_BIN=$DROP7_BIN is not an executable drop7 binary" >&2
   exit 1
 fi
