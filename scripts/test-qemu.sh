@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # No SIGILL, proven: the engine tests and the CLI run on an emulated CPU
-# without BMI2 (qemu-x86_64 -cpu Westmere). Test binaries run under the
-# emulator through cargo's runner; the CLI tests prefix the `drop7` binary
+# without BMI2 (qemu-x86_64 -cpu Westmere). Test binaries are started under
+# the emulator (run_test below); the CLI tests prefix the `drop7` binary
 # they start with $DROP7_TEST_RUNNER (a program started by an emulated one
 # would run natively). Shows: `auto` picks the portable path, `--gravity bmi2`
 # is refused with a clear error, and the records are identical to a native
-# run's. A short subset (a couple of minutes); needs scripts/setup-qemu.sh.
+# run's. A short subset (under a minute after the README's test command); needs scripts/setup-qemu.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ "$(uname -m)" != x86_64 ]; then
@@ -14,7 +14,7 @@ if [ "$(uname -m)" != x86_64 ]; then
 fi
 command -v qemu-x86_64 >/dev/null || { echo "qemu-x86_64 missing: run scripts/setup-qemu.sh" >&2; exit 1; }
 RUNNER="qemu-x86_64 -cpu Westmere"
-export CARGO_TARGET_X86_64_UNKNOWN_LINUX_GNU_RUNNER="$RUNNER" DROP7_TEST_RUNNER="$RUNNER"
+export DROP7_TEST_RUNNER="$RUNNER"
 
 # The test binaries run here are those of the README's test command
 # (`cargo test --release --workspace`), started under the emulator directly,
